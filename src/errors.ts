@@ -1,0 +1,66 @@
+/**
+ * The error catalogue: every stable code this project emits, what it means and
+ * how to fix it. Codes are never reused; docs/errors.md mirrors this table and
+ * a test keeps the two in step.
+ */
+export const ERROR_CODES = {
+  UNKNOWN_TOOL: {
+    description: 'No tool of that name is registered, or it is not callable this way.',
+    fix: 'Call one of the listed tools by its exact name (in code mode, call tools from inside run_code).',
+  },
+  INVALID_ARGS: {
+    description: "The arguments are not lossless JSON or do not match the tool's parameter schema.",
+    fix: 'Pass one JSON object (such as `{}`) whose keys and types match the tool typings.',
+  },
+  INVALID_TOOL_OUTPUT: {
+    description: "The tool's value, renderer or presentation metadata broke its output declaration.",
+    fix: 'Tool authors: return a value matching output.schema; make render and presentationMeta pure and total.',
+  },
+  CODE_RUN_FAILED: {
+    description: 'A run_code program failed (syntax, exception, timeout, memory, limits, …); the message names the kind.',
+    fix: 'Read the kind, line:column and logs in the message, fix the program and run it again.',
+  },
+  ABORTED: {
+    description: 'The call was cancelled while it ran.',
+    fix: 'Nothing to fix: run it again if the result is still wanted.',
+  },
+  ABORTED_BEFORE_DISPATCH: {
+    description: 'The call was cancelled before its body started; nothing ran.',
+    fix: 'Nothing to fix: run it again if the result is still wanted.',
+  },
+  TOOL_TIMEOUT: {
+    description: "The tool ran past its time limit and was aborted.",
+    fix: 'Ask for less work per call (page through results), or raise the tool timeoutMs.',
+  },
+  BLOCKED: {
+    description: 'A post-execute policy blocked the result.',
+    fix: 'Read the feedback in the message; do not retry the same call unchanged.',
+  },
+  TOOL_FAILED: {
+    description: 'The tool body threw.',
+    fix: 'Read the message; correct the arguments or the state the tool depends on.',
+  },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** An error that crosses a boundary: always a stable code and a message. */
+export class PtcError extends Error {
+  override name = 'PtcError';
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The failure a tool result carries when its output declaration was broken. */
+export class ToolOutputError extends Error {
+  override name = 'ToolOutputError';
+  readonly code = 'INVALID_TOOL_OUTPUT' as const;
+  readonly violations: readonly string[];
+  constructor(message: string, violations: readonly string[] = []) {
+    super(message);
+    this.violations = violations;
+  }
+}

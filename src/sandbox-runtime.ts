@@ -1,0 +1,86 @@
+/**
+ * The sandbox boundary, types only. `src/` declares it; `sandbox/` implements
+ * it (in-process isolates, or isolates in a pool of child processes). Values
+ * cross it as JSON text only.
+ */
+
+export type SandboxFailureKind =
+  | 'syntax'
+  | 'typecheck'
+  | 'exception'
+  | 'timeout'
+  | 'abort'
+  | 'memory'
+  | 'output-limit'
+  | 'call-limit'
+  | 'invalid-output'
+  | 'crashed'
+  | 'busy';
+
+export interface SandboxFailure {
+  kind: SandboxFailureKind;
+  /** One line, with the model's `agent.ts:LINE:COL` where known. */
+  message: string;
+  /** The model's own stack frames (`at … (agent.ts:3:7)`), host frames removed. */
+  frames?: string[];
+  /** 1-based position in the model's source, when known. */
+  line?: number;
+  column?: number;
+}
+
+export interface SandboxLimits {
+  /** Wall time including nested waits, ms. */
+  timeoutMs: number;
+  /** Isolate heap, MiB. */
+  memoryMiB: number;
+  /** Total bytes of captured logs; past it a truncation marker is logged and the rest dropped. */
+  maxLogBytes: number;
+  /** Bytes of the result's JSON text; past it the run fails `output-limit`. */
+  maxResultBytes: number;
+}
+
+/** What a nested call resolved to, as the stub will see it. */
+export type SandboxCallOutcome =
+  | { ok: true; valueJson: string }
+  | { ok: false; error: { code: string; message: string; callId: string } }
+  /** Ends the whole run with this failure (e.g. `call-limit`). */
+  | { ok: false; fatal: { kind: SandboxFailureKind; message: string } };
+
+export interface SandboxRunRequest {
+  /** The program as the model wrote it (TypeScript allowed; the runtime strips types). */
+  code: string;
+  /** Names shown in frames, default `agent.ts`. */
+  filename?: string;
+  /** One stub per name under `tools`. */
+  toolNames: readonly string[];
+  /**
+   * The host side of a stub. Called in submission order with the argument
+   * object's JSON text (already checked lossless inside the isolate).
+   */
+  callTool(name: string, argsJson: string): Promise<SandboxCallOutcome>;
+  limits: SandboxLimits;
+  signal: AbortSignal;
+  /** Each console line as it is logged (after formatting). */
+  onLog?(line: string): void;
+}
+
+export type SandboxRunOutcome =
+  | { ok: true; logs: string[]; /** absent when the program returned undefined */ resultJson?: string }
+  | { ok: false; logs: string[]; failure: SandboxFailure };
+
+export interface SandboxPoolStatus {
+  children: number;
+  busy: number;
+  queued: number;
+  restarts: number;
+}
+
+export interface SandboxRuntime {
+  readonly kind: 'in-process' | 'process' | (string & {});
+  /** Never rejects: every failure is an outcome. */
+  run(request: SandboxRunRequest): Promise<SandboxRunOutcome>;
+  /** Ready to take runs (warm pool filled, children up). */
+  ready(): Promise<void>;
+  status(): SandboxPoolStatus;
+  close(): Promise<void>;
+}

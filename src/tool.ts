@@ -1,0 +1,177 @@
+/**
+ * The tool contract (DESIGN §5), types only: definitions, the immutable exec
+ * identity, results, hooks and the registry surface. Implementations import it.
+ */
+import type { ContentBlock } from './content.ts';
+import type { ErrorCode } from './errors.ts';
+import type { FrozenJson, JsonObject, JsonValue } from './json.ts';
+import type { JsonSchemaNode } from './schema/types.ts';
+
+/** An opaque identity, unique per dispatch. Compare by reference. */
+export interface DispatchToken {
+  readonly __dispatchToken: unique symbol;
+}
+
+/** Durable context a tool appends for the next model request. */
+export interface AgentContext {
+  content: string | ContentBlock[];
+  source: { kind: 'plugin'; plugin: string };
+}
+/** The harness's agent as a tool sees it. May be disposed: `inject` may throw. */
+export interface AgentHandle {
+  inject(context: AgentContext): void;
+}
+
+/** What a tool body sees: immutable for the whole dispatch. */
+export interface ToolExec<Args = FrozenJson<JsonObject>> {
+  readonly callId: string;
+  readonly rootCallId: string;
+  readonly sessionId: string;
+  readonly name: string;
+  /** Lossless snapshot of the caller's arguments, deep-frozen. */
+  readonly arguments: Args;
+  readonly agent?: AgentHandle;
+  readonly token: DispatchToken;
+  /** Aborts when the caller's or an around-dispatch wrapper's signal aborts. Pass it to long I/O. */
+  readonly signal: AbortSignal;
+  /** The enclosing call's token: set exactly when this call is nested (from run_code). */
+  readonly parent?: DispatchToken;
+}
+
+/** The exec an around-dispatch wrapper sees: `signal` may be replaced (never removed). */
+export type WrapperExec = Omit<ToolExec, 'signal'> & { signal: AbortSignal };
+
+/** Extra context a hook attaches to a result. */
+export interface HookContext {
+  content: string | ContentBlock[];
+  source?: string;
+}
+
+export interface ToolErrorInfo {
+  /** The error class name, such as `ToolOutputError`. */
+  name: string;
+  code: ErrorCode | (string & {});
+}
+
+export interface ToolSuccess {
+  isError: false;
+  value: JsonValue;
+  content: ContentBlock[];
+  meta?: JsonValue;
+  additionalContexts?: HookContext[];
+}
+export interface ToolFailure {
+  isError: true;
+  error: { message: string; info?: ToolErrorInfo };
+  content: ContentBlock[];
+  meta?: JsonValue;
+  additionalContexts?: HookContext[];
+  /** A failure never carries a value. */
+  value?: never;
+}
+export type ToolExecutionResult = ToolSuccess | ToolFailure;
+
+/** The output declaration: a schema, a pure renderer and an optional card projector. */
+export interface ToolOutput<Args, Value> {
+  schema: JsonSchemaNode;
+  render(args: Args, value: Value): ContentBlock[];
+  /** Replayable card data; computed only for outer (non-nested) calls. */
+  presentationMeta?(args: Args, value: Value): JsonValue;
+}
+
+/**
+ * A tool as the registry stores it. `defineTool` builds one from DSL schemas;
+ * raw and dynamic (MCP) definitions are written as plain objects.
+ */
+export interface ToolDefinition<Args = FrozenJson<JsonObject>, Value = JsonValue> {
+  name: string;
+  description: string;
+  /** The raw parameter schema (an object node). */
+  parameters: JsonSchemaNode;
+  /**
+   * True for `defineTool` definitions: arguments are validated against
+   * `parameters` before `execute`. Raw definitions own their input checks.
+   * Default false.
+   */
+  validateArguments?: boolean;
+  output: ToolOutput<Args, Value>;
+  execute(args: Args, exec: ToolExec<Args>): Promise<Value>;
+  /** May this call overlap others inside one program? Default: false (exclusive). */
+  isConcurrencySafe?(args: Args): boolean;
+  /** Around-dispatch deadline in ms; `TOOL_TIMEOUT` when it passes. Never shown by `schemas()`. */
+  timeoutMs?: number;
+}
+
+/** The model-visible projection of a tool. Nothing else leaves the registry. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: JsonSchemaNode;
+  output: JsonSchemaNode;
+}
+
+/** Around-dispatch wrapper (`tools/execute`). */
+export type ExecuteHook = (
+  exec: WrapperExec,
+  next: () => Promise<ToolExecutionResult>,
+) => Promise<ToolExecutionResult>;
+
+/** Post-execute decisions. Replacing both content and value is unrepresentable. */
+export type PostExecuteDecision =
+  | { kind: 'accept'; content: ContentBlock[]; value?: never }
+  | { kind: 'accept'; value: JsonValue; content?: never }
+  | { kind: 'block'; feedback: string };
+
+export type PostExecuteHook = (
+  exec: ToolExec,
+  result: ToolExecutionResult,
+) => PostExecuteDecision | undefined | Promise<PostExecuteDecision | undefined>;
+
+/**
+ * Admission (`tools/admit`): runs first, before anything else. Return a
+ * message to refuse the call as `UNKNOWN_TOOL` (code mode uses it to keep
+ * tools callable only from programs).
+ */
+export type AdmitHook = (call: { name: string; nested: boolean }) => string | undefined;
+
+export interface HookMap {
+  'tools/execute': ExecuteHook;
+  'tools/post-execute': PostExecuteHook;
+  'tools/admit': AdmitHook;
+}
+
+export interface DispatchRequest {
+  name: string;
+  arguments: unknown;
+  /** Default: a fresh random id. */
+  callId?: string;
+  /** Default: `callId`. */
+  rootCallId?: string;
+  /** Default: `"default"`. */
+  sessionId?: string;
+  /** Default: a signal that never aborts. */
+  signal?: AbortSignal;
+  agent?: AgentHandle;
+  /** The enclosing dispatch's token; marks the call as nested. */
+  parent?: DispatchToken;
+}
+
+/** What the registry knows of a registered tool beyond its schema. */
+export interface RegisteredTool {
+  readonly name: string;
+  isConcurrencySafe(args: JsonValue): boolean;
+}
+
+export interface ToolRegistry {
+  /** Registers a definition; returns its dispose. Throws on a missing output, bad raw schema or duplicate name. */
+  register(definition: ToolDefinition<any, any>): () => void;
+  /** Model-visible projections, sorted by name. */
+  schemas(): ToolSchema[];
+  /** Lookup used by schedulers; undefined when no such tool. */
+  get(name: string): RegisteredTool | undefined;
+  hook<K extends keyof HookMap>(kind: K, hook: HookMap[K]): () => void;
+  /** Runs the pipeline. Never rejects: every failure is a result. */
+  dispatch(request: DispatchRequest): Promise<ToolExecutionResult>;
+  /** Called after every register/dispose (typings caches listen). Returns unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
