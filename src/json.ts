@@ -32,23 +32,272 @@ export class LossyJsonError extends Error {
 
 /**
  * Returns a detached copy of `input` if it is lossless JSON, else throws
- * {@link LossyJsonError}. Iterative: deep values do not overflow the stack.
- * `root` names the root in violation paths (default `value`).
+ * {@link LossyJsonError} naming the first offending path. Iterative: deep
+ * values do not overflow the stack. `root` names the root in violation paths
+ * (default `value`). Getters are read once; a getter or proxy trap that
+ * throws becomes a `LossyJsonError`. `toJSON` is not consulted. A shared
+ * (non-cyclic) reference is copied at each place it occurs, as a JSON round
+ * trip would.
  */
 export function snapshotJson(input: unknown, root = 'value'): JsonValue {
-  void input;
-  void root;
-  throw new Error('not implemented');
+  return walk(input, root, true) as JsonValue;
 }
 
 /** True when `input` survives a JSON round trip unchanged (see DESIGN §4). Never throws. */
 export function isLosslessJson(input: unknown): input is JsonValue {
-  void input;
-  throw new Error('not implemented');
+  try {
+    walk(input, 'value', false);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** Freezes `value` and everything reachable from it, iteratively; returns it. */
+/**
+ * Freezes `value` and everything reachable from it through own enumerable
+ * properties, iteratively; returns it. Meant for JSON values such as
+ * snapshots; cycles and shared references are handled. An object that is
+ * already frozen is taken as deep-frozen and not entered (snapshots are fresh,
+ * so this never skips anything there).
+ */
 export function deepFreeze<T>(value: T): FrozenJson<T> {
-  void value;
-  throw new Error('not implemented');
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value as FrozenJson<T>;
+  // Each object is frozen before its children are pushed, so a frozen object is
+  // either done or on the stack: cycles and shared references end here.
+  Object.freeze(value);
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop() as Record<string, unknown>;
+    const keys = Array.isArray(node) ? null : Object.keys(node);
+    const length = keys === null ? (node as unknown as unknown[]).length : keys.length;
+    for (let i = 0; i < length; i++) {
+      const child = node[keys === null ? i : keys[i]];
+      if (typeof child === 'object' && child !== null && !Object.isFrozen(child)) {
+        Object.freeze(child);
+        stack.push(child);
+      }
+    }
+  }
+  return value as FrozenJson<T>;
+}
+
+// ---------------------------------------------------------------------------
+// The walker: one explicit-stack traversal that checks and optionally copies.
+// ---------------------------------------------------------------------------
+
+interface Frame {
+  src: object;
+  dst: JsonValue[] | JsonObject | undefined;
+  /** Object keys; null for arrays. */
+  keys: string[] | null;
+  length: number;
+  /** Index of the element being read (the one a violation names). */
+  index: number;
+}
+
+/** Ancestors up to this depth are found by scanning the frame stack; deeper ones by a Set. */
+const SCAN_DEPTH = 32;
+
+const objectProto = Object.prototype;
+const arrayProto = Array.prototype;
+/** Prototypes of other realms (node:vm) already recognised as `Object.prototype` / `Array.prototype`. */
+const foreignObjectProtos = new WeakSet<object>();
+const foreignArrayProtos = new WeakSet<object>();
+
+class Violation {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+}
+
+function walk(input: unknown, root: string, copy: boolean): unknown {
+  const stack: Frame[] = [];
+  let deep: Set<object> | undefined;
+  try {
+    if (typeof input !== 'object' || input === null) {
+      if (isJsonScalar(input)) return input;
+      throw new Violation(describeNonJson(input));
+    }
+    const first = enter(input as object, copy);
+    stack.push(first);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1];
+      const { src, keys } = frame;
+      let descended = false;
+      while (++frame.index < frame.length) {
+        const key = keys === null ? frame.index : keys[frame.index];
+        const value: unknown = (src as Record<string | number, unknown>)[key];
+        let out: unknown;
+        if (typeof value === 'object' && value !== null) {
+          if (isAncestor(value, stack, deep)) throw new Violation('is a cycle: it contains itself');
+          const child = enter(value, copy);
+          out = child.dst;
+          if (copy) assign(frame.dst!, key, out);
+          if (stack.length >= SCAN_DEPTH) (deep ??= new Set()).add(value);
+          stack.push(child);
+          descended = true;
+          break;
+        }
+        if (!isJsonScalar(value)) {
+          if (value === undefined && keys === null && !Object.hasOwn(src, key)) {
+            throw new Violation('is a hole in a sparse array: fill it (for example with null)');
+          }
+          throw new Violation(describeNonJson(value));
+        }
+        if (copy) assign(frame.dst!, key, value);
+      }
+      if (!descended) {
+        stack.pop();
+        if (deep !== undefined && stack.length >= SCAN_DEPTH) deep.delete(frame.src);
+      }
+    }
+    return first.dst ?? input;
+  } catch (error) {
+    if (error instanceof LossyJsonError) throw error;
+    const message =
+      error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
+    throw new LossyJsonError({ path: pathOf(root, stack), message });
+  }
+}
+
+function isJsonScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
+    default:
+      return value === null;
+  }
+}
+
+function describeNonJson(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+      return Object.is(value, -0)
+        ? 'is -0, which JSON turns into 0: use 0'
+        : `is ${value}, which JSON cannot represent: use null or a finite number`;
+    case 'undefined':
+      return 'is undefined, which JSON drops: omit the key or use null';
+    case 'bigint':
+      return 'is a bigint: use a number or a string';
+    case 'function':
+      return 'is a function: pass data, not code';
+    case 'symbol':
+      return 'is a symbol: use a string';
+    default:
+      return 'is not JSON';
+  }
+}
+
+/** Checks a container's own shape and opens a frame for it. */
+function enter(src: object, copy: boolean): Frame {
+  if (Array.isArray(src)) {
+    const proto = Object.getPrototypeOf(src) as object | null;
+    if (proto !== arrayProto && !isForeignArrayProto(proto)) {
+      throw new Violation('is an instance of an Array subclass: use a plain array');
+    }
+    const length = src.length;
+    // Object.keys and getOwnPropertyNames are cached by V8; Reflect.ownKeys is not (10x slower).
+    if (Object.getOwnPropertyNames(src).length !== length + 1 || Object.getOwnPropertySymbols(src).length !== 0) {
+      checkArrayKeys(src, Reflect.ownKeys(src), length);
+    }
+    return { src, dst: copy ? new Array<JsonValue>(length) : undefined, keys: null, length, index: -1 };
+  }
+  const proto = Object.getPrototypeOf(src) as object | null;
+  if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) {
+    throw new Violation(`is ${describeInstance(src)}, not a plain object: convert it to plain JSON first`);
+  }
+  const keys = Object.keys(src);
+  if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) {
+    checkObjectKeys(src, Reflect.ownKeys(src));
+  }
+  return { src, dst: copy ? {} : undefined, keys, length: keys.length, index: -1 };
+}
+
+function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {
+  for (const key of own) {
+    if (typeof key === 'symbol') throw new Violation(`has a symbol key ${String(key.description ?? '')}: use string keys only`);
+    if (key === 'length') continue;
+    const index = Number(key);
+    if (!(Number.isInteger(index) && index >= 0 && index < length && String(index) === key)) {
+      throw new Violation(`is an array with an extra key ${JSON.stringify(key)}, which JSON drops: use an object`);
+    }
+  }
+  for (let i = 0; i < length; i++) {
+    if (!Object.hasOwn(src, i)) throw new Violation(`is a sparse array (index ${i} is a hole): fill holes, for example with null`);
+  }
+  throw new Violation('is an array with unexpected own keys');
+}
+
+function checkObjectKeys(src: object, own: (string | symbol)[]): never {
+  for (const key of own) {
+    if (typeof key === 'symbol') throw new Violation(`has a symbol key ${String(key.description ?? '')}: use string keys only`);
+    if (!Object.prototype.propertyIsEnumerable.call(src, key)) {
+      throw new Violation(`has a non-enumerable key ${JSON.stringify(key)}, which JSON drops: make it enumerable or remove it`);
+    }
+  }
+  throw new Violation('has keys that changed while being read');
+}
+
+/** A plain object from another realm: its prototype is that realm's `Object.prototype`. */
+function isForeignObjectProto(proto: object): boolean {
+  if (foreignObjectProtos.has(proto)) return true;
+  if (Object.getPrototypeOf(proto) !== null) return false;
+  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value as unknown;
+  const ok =
+    typeof ctor === 'function' &&
+    ctor.name === 'Object' &&
+    (ctor as { prototype?: unknown }).prototype === proto &&
+    Object.prototype.toString.call(proto) === '[object Object]' &&
+    Object.hasOwn(proto, 'hasOwnProperty');
+  if (ok) foreignObjectProtos.add(proto);
+  return ok;
+}
+
+function isForeignArrayProto(proto: object | null): boolean {
+  if (proto === null) return false;
+  if (foreignArrayProtos.has(proto)) return true;
+  const ok = Array.isArray(proto) && isForeignObjectProto(Object.getPrototypeOf(proto) as object);
+  if (ok) foreignArrayProtos.add(proto);
+  return ok;
+}
+
+function describeInstance(value: object): string {
+  const tag = Object.prototype.toString.call(value).slice(8, -1);
+  if (tag !== 'Object') return `a ${tag}`;
+  const ctor = Object.getPrototypeOf(value)?.constructor as unknown;
+  const name = typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name !== '' ? ctor.name : 'class';
+  return `an instance of ${name}`;
+}
+
+function isAncestor(value: object, stack: Frame[], deep: Set<object> | undefined): boolean {
+  const end = stack.length < SCAN_DEPTH ? stack.length : SCAN_DEPTH;
+  for (let i = 0; i < end; i++) if (stack[i].src === value) return true;
+  return deep !== undefined && deep.has(value);
+}
+
+function assign(dst: JsonValue[] | JsonObject, key: string | number, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(dst, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    (dst as Record<string | number, unknown>)[key] = value;
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function pathOf(root: string, stack: Frame[]): string {
+  let path = root;
+  for (const frame of stack) {
+    if (frame.index < 0 || frame.index >= frame.length) break;
+    if (frame.keys === null) path += `[${frame.index}]`;
+    else {
+      const key = frame.keys[frame.index];
+      path += IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    }
+  }
+  return path;
 }
