@@ -1,0 +1,137 @@
+/**
+ * The shape of `ptc.config.json`, as a JSON Schema (validated with ajv) and as
+ * the resolved TypeScript type. Every object is closed: an unknown key is an
+ * error that names it.
+ */
+
+import type { McpServerConfig } from '../src/mcp/config.ts';
+
+export type { McpServerConfig } from '../src/mcp/config.ts';
+
+/** Sandbox limits; an unset field keeps the code mode default (DESIGN §7). */
+export interface LimitsConfig {
+  /** Wall time per run incl. nested waits, ms. Default 30,000; at most 600,000. Past it: `timeout`. */
+  timeoutMs?: number;
+  /** Isolate heap, MiB. Default 128. Past it: `memory`. */
+  memoryMiB?: number;
+  /** Captured log bytes per run. Default 1 MiB. Past it: a truncation marker, the rest dropped. */
+  maxLogBytes?: number;
+  /** Bytes of a run's result JSON. Default 16 MiB. Past it: `output-limit`. */
+  maxResultBytes?: number;
+  /** Nested calls per run. Default 1,000. Past it: `call-limit`. */
+  maxCalls?: number;
+  /** Concurrency-safe nested calls in flight per run. Default 10; more wait. */
+  maxParallelCalls?: number;
+}
+
+export type RuntimeKind = 'in-process' | 'process';
+export type CodeModeKind = 'code' | 'native' | 'both';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The fully resolved configuration (paths absolute). */
+export interface PtcConfig {
+  /** Root of the built-in workspace tools; created at start. Default `./workspace`. */
+  workspace: string;
+  /** Session logs and spill files. Default `./.ptc`. */
+  dataDir: string;
+  /** Default `127.0.0.1`. Any non-loopback host requires a token. */
+  host: string;
+  /** Default 7700; 0 picks a free port. */
+  port: number;
+  /** Bearer token required on every route but `/healthz` and `/readyz`. Default: none (loopback only). */
+  token?: string;
+  /** Default `process` (isolates in child processes). */
+  runtime: RuntimeKind;
+  /** Default `code`: only `run_code` is directly callable. */
+  mode: CodeModeKind;
+  limits: LimitsConfig;
+  /** Tool names (built-in or `<server>__<tool>`) never registered. Default []. */
+  disabledTools: string[];
+  /** Outer text results above `maxInlineBytes` are stored whole and previewed. Default: off. */
+  spill?: { maxInlineBytes: number };
+  /** Largest request body, bytes. Default 1 MiB; past it: 413. */
+  bodyLimit: number;
+  /** Requests per client per window. Default 6,000 per 60,000 ms; past it: 429 with Retry-After. */
+  rateLimit: { max: number; timeWindow: number };
+  /** Runs in flight per client. Default 32; past it: 429 with Retry-After. */
+  maxConcurrentRunsPerClient: number;
+  /** On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. Default 10,000. */
+  shutdownGraceMs: number;
+  /** Default `info`. Code, arguments and values are never logged at info. */
+  logLevel: LogLevel;
+  mcpServers: Record<string, McpServerConfig>;
+}
+
+const positiveInt = { type: 'integer', minimum: 1 } as const;
+
+/** JSON Schema of the config file (every key optional). */
+export const CONFIG_FILE_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    workspace: { type: 'string', minLength: 1 },
+    dataDir: { type: 'string', minLength: 1 },
+    host: { type: 'string', minLength: 1 },
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    token: { type: 'string', minLength: 16 },
+    runtime: { enum: ['in-process', 'process'] },
+    mode: { enum: ['code', 'native', 'both'] },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+        memoryMiB: { type: 'integer', minimum: 8 },
+        maxLogBytes: positiveInt,
+        maxResultBytes: positiveInt,
+        maxCalls: positiveInt,
+        maxParallelCalls: positiveInt,
+      },
+    },
+    disabledTools: { type: 'array', items: { type: 'string' } },
+    spill: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxInlineBytes'],
+      properties: { maxInlineBytes: positiveInt },
+    },
+    auth: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { token: { type: 'string', minLength: 16 } },
+    },
+    bodyLimit: positiveInt,
+    rateLimit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { max: positiveInt, timeWindow: positiveInt },
+    },
+    maxConcurrentRunsPerClient: positiveInt,
+    shutdownGraceMs: { type: 'integer', minimum: 0 },
+    logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
+    mcpServers: { type: 'object' },
+  },
+} as const;
+
+/** The config file as written (before defaults, env and flags). */
+export interface ConfigFile {
+  workspace?: string;
+  dataDir?: string;
+  host?: string;
+  port?: number;
+  token?: string;
+  runtime?: RuntimeKind;
+  mode?: CodeModeKind;
+  limits?: LimitsConfig;
+  disabledTools?: string[];
+  spill?: { maxInlineBytes: number };
+  auth?: { token?: string };
+  bodyLimit?: number;
+  rateLimit?: { max?: number; timeWindow?: number };
+  maxConcurrentRunsPerClient?: number;
+  shutdownGraceMs?: number;
+  logLevel?: LogLevel;
+  mcpServers?: Record<string, McpServerConfig>;
+}

@@ -1,0 +1,196 @@
+/**
+ * Configuration: defaults < `ptc.config.json` < environment < flags.
+ * Relative paths in the file resolve against the file's folder; relative
+ * paths from the environment or flags resolve against the working directory.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
+import {
+  CONFIG_FILE_SCHEMA,
+  type CodeModeKind,
+  type ConfigFile,
+  type LogLevel,
+  type PtcConfig,
+  type RuntimeKind,
+} from './config-schema.ts';
+
+export type { PtcConfig, ConfigFile, McpServerConfig, LimitsConfig, RuntimeKind, CodeModeKind, LogLevel } from './config-schema.ts';
+
+/** Options given on the command line; each wins over its env var. */
+export interface ConfigFlags {
+  config?: string;
+  port?: string | number;
+  host?: string;
+  workspace?: string;
+  data?: string;
+  token?: string;
+  runtime?: string;
+  mode?: string;
+  logLevel?: string;
+}
+
+export const CONFIG_FILE_NAME = 'ptc.config.json';
+
+/** Every default, in one place (the CLI help prints these). */
+export const DEFAULTS = {
+  workspace: './workspace',
+  dataDir: './.ptc',
+  host: '127.0.0.1',
+  port: 7700,
+  runtime: 'process' as RuntimeKind,
+  mode: 'code' as CodeModeKind,
+  bodyLimit: 1024 * 1024,
+  rateLimit: { max: 6000, timeWindow: 60_000 },
+  maxConcurrentRunsPerClient: 32,
+  shutdownGraceMs: 10_000,
+  logLevel: 'info' as LogLevel,
+} as const;
+
+/** The environment variable behind each flag. */
+export const ENV = {
+  config: 'PTC_CONFIG',
+  port: 'PTC_PORT',
+  host: 'PTC_HOST',
+  workspace: 'PTC_WORKSPACE',
+  data: 'PTC_DATA',
+  token: 'PTC_TOKEN',
+  runtime: 'PTC_RUNTIME',
+  mode: 'PTC_MODE',
+  logLevel: 'PTC_LOG_LEVEL',
+} as const;
+
+/** A configuration that cannot be used; the message lists every problem. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
+const validateFile = ajv.compile<ConfigFile>(CONFIG_FILE_SCHEMA);
+
+export interface LoadConfigOptions {
+  flags?: ConfigFlags;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const flags = options.flags ?? {};
+  const pick = (key: keyof typeof ENV): string | undefined => {
+    const flag = flags[key];
+    if (flag !== undefined && flag !== '') return String(flag);
+    const fromEnv = env[ENV[key]];
+    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  };
+
+  const { file, dir } = readConfigFile(pick('config'), cwd);
+  const fromFile = (p: string | undefined) => (p === undefined ? undefined : path.resolve(dir, p));
+  const fromCli = (p: string | undefined) => (p === undefined ? undefined : path.resolve(cwd, p));
+  const problems: string[] = [];
+
+  if (file.token !== undefined && file.auth?.token !== undefined && file.token !== file.auth.token) {
+    problems.push('token and auth.token differ: set only one of them');
+  }
+  const port = pick('port');
+  const config: PtcConfig = {
+    workspace: fromCli(pick('workspace')) ?? fromFile(file.workspace) ?? path.resolve(cwd, DEFAULTS.workspace),
+    dataDir: fromCli(pick('data')) ?? fromFile(file.dataDir) ?? path.resolve(cwd, DEFAULTS.dataDir),
+    host: pick('host') ?? file.host ?? DEFAULTS.host,
+    port: port === undefined ? (file.port ?? DEFAULTS.port) : parsePort(port, problems),
+    token: pick('token') ?? file.token ?? file.auth?.token,
+    runtime: oneOf('runtime', pick('runtime'), ['in-process', 'process'], problems) ?? file.runtime ?? DEFAULTS.runtime,
+    mode: oneOf('mode', pick('mode'), ['code', 'native', 'both'], problems) ?? file.mode ?? DEFAULTS.mode,
+    limits: { ...file.limits },
+    disabledTools: [...(file.disabledTools ?? [])],
+    spill: file.spill,
+    bodyLimit: file.bodyLimit ?? DEFAULTS.bodyLimit,
+    rateLimit: { ...DEFAULTS.rateLimit, ...file.rateLimit },
+    maxConcurrentRunsPerClient: file.maxConcurrentRunsPerClient ?? DEFAULTS.maxConcurrentRunsPerClient,
+    shutdownGraceMs: file.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+    logLevel:
+      oneOf('log level', pick('logLevel'), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], problems) ??
+      file.logLevel ??
+      DEFAULTS.logLevel,
+    mcpServers: {},
+  };
+  const mcp = validateMcpServersConfig(file.mcpServers ?? {});
+  if (mcp.ok) config.mcpServers = resolveMcpCwds(mcp.servers, dir);
+  else problems.push(...mcp.errors);
+  if (config.token !== undefined && config.token.length < 16) {
+    problems.push('the token is shorter than 16 characters: use a long random string (for example `openssl rand -hex 32`)');
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n- ${problems.join('\n- ')}`);
+  return config;
+}
+
+function readConfigFile(explicit: string | undefined, cwd: string): { file: ConfigFile; dir: string } {
+  const file = explicit === undefined ? path.join(cwd, CONFIG_FILE_NAME) : path.resolve(cwd, explicit);
+  if (!existsSync(file)) {
+    if (explicit !== undefined) throw new ConfigError(`config file ${file} does not exist: create it or drop --config`);
+    return { file: {}, dir: cwd };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  return { file: parseConfigFile(parsed, file), dir: path.dirname(file) };
+}
+
+/** Validates a parsed config file; throws {@link ConfigError} listing every problem. */
+export function parseConfigFile(value: unknown, source = CONFIG_FILE_NAME): ConfigFile {
+  if (validateFile(value)) return value;
+  const problems = describeErrors(validateFile.errors ?? []);
+  throw new ConfigError(`invalid ${source}:\n- ${problems.join('\n- ')}`);
+}
+
+function describeErrors(errors: ErrorObject[]): string[] {
+  const out = new Set<string>();
+  for (const error of errors) {
+    const where = error.instancePath === '' ? 'the root' : error.instancePath.slice(1).replaceAll('/', '.');
+    if (error.keyword === 'additionalProperties') {
+      const key = (error.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {}).join(', ');
+      out.add(`unknown key "${key}" in ${where}: remove it or use one of: ${allowed}`);
+    } else if (error.keyword === 'enum') {
+      out.add(`${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`);
+    } else {
+      out.add(`${where} ${error.message ?? 'is invalid'}`);
+    }
+  }
+  return [...out];
+}
+
+function parsePort(value: string, problems: string[]): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    problems.push(`port ${JSON.stringify(value)} is not a port number: use an integer from 0 to 65535`);
+    return DEFAULTS.port;
+  }
+  return port;
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], problems: string[]): T | undefined {
+  if (value === undefined) return undefined;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  problems.push(`${name} ${JSON.stringify(value)} is not one of ${allowed.join(', ')}`);
+  return undefined;
+}
+
+function resolveMcpCwds(servers: McpServersConfig, dir: string): PtcConfig['mcpServers'] {
+  const out: PtcConfig['mcpServers'] = {};
+  for (const [name, server] of Object.entries(servers)) {
+    out[name] = 'command' in server && server.cwd !== undefined ? { ...server, cwd: path.resolve(dir, server.cwd) } : { ...server };
+  }
+  return out;
+}
+
+/** True for hosts that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '::ffff:127.0.0.1';
+}

@@ -1,0 +1,77 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, isLoopbackHost, loadConfig } from '../../services/config.ts';
+
+async function dirWith(config?: unknown): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ptc-config-'));
+  if (config !== undefined) await writeFile(path.join(dir, 'ptc.config.json'), JSON.stringify(config));
+  return dir;
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults', async () => {
+    const cwd = await dirWith();
+    const config = loadConfig({ cwd, env: {} });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 7700,
+      runtime: 'process',
+      mode: 'code',
+      workspace: path.join(cwd, 'workspace'),
+      dataDir: path.join(cwd, '.ptc'),
+      bodyLimit: 1024 * 1024,
+      disabledTools: [],
+      mcpServers: {},
+    });
+    expect(config.token).toBeUndefined();
+  });
+
+  it('layers file < env < flags, resolving file paths against the file', async () => {
+    const cwd = await dirWith({ port: 8000, host: '127.0.0.2', workspace: 'ws', mode: 'both', limits: { timeoutMs: 5000 } });
+    const fromFile = loadConfig({ cwd, env: {} });
+    expect(fromFile).toMatchObject({ port: 8000, host: '127.0.0.2', mode: 'both', workspace: path.join(cwd, 'ws'), limits: { timeoutMs: 5000 } });
+    const fromEnv = loadConfig({ cwd, env: { PTC_PORT: '8001', PTC_MODE: 'native' } });
+    expect(fromEnv).toMatchObject({ port: 8001, mode: 'native', host: '127.0.0.2' });
+    const fromFlags = loadConfig({ cwd, env: { PTC_PORT: '8001' }, flags: { port: '0', runtime: 'in-process' } });
+    expect(fromFlags).toMatchObject({ port: 0, runtime: 'in-process' });
+  });
+
+  it('names every unknown key, nested ones included', async () => {
+    const cwd = await dirWith({ prot: 1, limits: { timeotuMs: 5 } });
+    expect(() => loadConfig({ cwd, env: {} })).toThrow(ConfigError);
+    try {
+      loadConfig({ cwd, env: {} });
+    } catch (error) {
+      expect((error as Error).message).toContain('unknown key "prot" in the root');
+      expect((error as Error).message).toContain('unknown key "timeotuMs" in limits');
+    }
+  });
+
+  it('refuses bad values from env and flags with what to do', async () => {
+    const cwd = await dirWith();
+    expect(() => loadConfig({ cwd, env: { PTC_PORT: 'http' } })).toThrow(/port "http" is not a port number/);
+    expect(() => loadConfig({ cwd, env: {}, flags: { runtime: 'docker' } })).toThrow(/runtime "docker" is not one of in-process, process/);
+    expect(() => loadConfig({ cwd, env: { PTC_TOKEN: 'short' } })).toThrow(/shorter than 16 characters/);
+  });
+
+  it('takes the token from auth.token and checks mcpServers', async () => {
+    const cwd = await dirWith({ auth: { token: 'x'.repeat(20) }, mcpServers: { fs: { command: 'npx', cwd: 'srv' } } });
+    const config = loadConfig({ cwd, env: {} });
+    expect(config.token).toBe('x'.repeat(20));
+    expect(config.mcpServers.fs).toEqual({ command: 'npx', cwd: path.join(cwd, 'srv') });
+    const bad = await dirWith({ mcpServers: { fs: { command: 'npx', url: 'http://x' } } });
+    expect(() => loadConfig({ cwd: bad, env: {} })).toThrow(/mcpServers\.fs must have exactly one of "command"/);
+  });
+
+  it('an explicit config file must exist', async () => {
+    const cwd = await dirWith();
+    expect(() => loadConfig({ cwd, env: { PTC_CONFIG: 'nope.json' } })).toThrow(/does not exist/);
+  });
+
+  it('knows loopback hosts', () => {
+    expect(['127.0.0.1', 'localhost', '::1', '[::1]', '127.1.2.3'].every(isLoopbackHost)).toBe(true);
+    expect(['0.0.0.0', '::', '10.0.0.1', 'example.com'].some(isLoopbackHost)).toBe(false);
+  });
+});
