@@ -1,0 +1,475 @@
+/**
+ * The code that runs INSIDE each isolate. Loaded as source (types stripped,
+ * `export` removed) by sandbox/guest-source.ts and evaluated once per isolate,
+ * before any program: it captures the built-ins it relies on, installs
+ * `console`, `setTimeout`/`clearTimeout`, `ToolCallError`, removes
+ * `WebAssembly`, and returns `start`, which installs `tools` and runs one
+ * program. The host bindings (isolated-vm References) live only in this
+ * closure; every transfer-options object is frozen with a null prototype.
+ *
+ * Self-contained: no imports, no references to anything outside the function.
+ *
+ * Wire protocol (strings only):
+ * - call(name, argsJson) resolves to `V<callId>\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends);
+ * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
+ * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
+ * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
+ * - start() resolves to `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`.
+ */
+
+interface HostRef {
+  apply(receiver: undefined, args: unknown[], options?: object): Promise<unknown>;
+  applyIgnored(receiver: undefined, args: unknown[]): void;
+}
+
+interface GuestConfig {
+  maxLogBytes: number;
+  maxResultBytes: number;
+}
+
+type Program = () => Promise<unknown>;
+export type GuestStart = (toolNamesJson: string, configJson: string, program: Program) => Promise<string>;
+
+export function installGuest(
+  callRef: HostRef,
+  logRef: HostRef,
+  timerRef: HostRef,
+  clearTimerRef: HostRef,
+  failRef: HostRef,
+  namesJson: string,
+): GuestStart {
+  'use strict';
+  // ---- captured built-ins (a program may replace the globals later) ----
+  const G = globalThis as unknown as Record<string, unknown>;
+  const ObjectCtor = Object;
+  const freeze = Object.freeze;
+  const create = Object.create;
+  const defineProperty = Object.defineProperty;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const objectKeys = Object.keys;
+  const ownKeys = Reflect.ownKeys;
+  const reflectApply = Reflect.apply;
+  const hasOwn = Object.hasOwn;
+  const isArray = Array.isArray;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const isFinite = Number.isFinite;
+  const StringCtor = String;
+  const ErrorCtor = Error;
+  const PromiseCtor = Promise;
+  const promiseThen = Promise.prototype.then;
+  const objectProto = Object.prototype;
+  const arrayProto = Array.prototype;
+  const objectToString = Object.prototype.toString;
+  const captureStackTrace = Error.captureStackTrace;
+  const refApply = callRef.apply;
+  const refApplyIgnored = callRef.applyIgnored;
+  const names = jsonParse(namesJson) as { reserved: string[]; removed: string[] };
+
+  const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
+
+  const hostCall = (ref: HostRef, args: unknown[]): Promise<unknown> => reflectApply(refApply, ref, [undefined, args, PROMISE_RESULT]) as Promise<unknown>;
+  const hostSend = (ref: HostRef, args: unknown[]): void => {
+    reflectApply(refApplyIgnored, ref, [undefined, args]);
+  };
+  const then = <T>(promise: Promise<T>, onOk: (v: T) => void, onErr: (e: unknown) => void): void => {
+    reflectApply(promiseThen, promise, [onOk, onErr]);
+  };
+
+  // ---- per-run state (one run per isolate, ever) ----
+  let config: GuestConfig = { maxLogBytes: 0, maxResultBytes: 0 };
+  let logChars = 0;
+  let logsClosed = false;
+  let started = false;
+
+  // ---- ToolCallError ----
+  class ToolCallError extends ErrorCtor {
+    readonly toolName: string;
+    readonly code: string;
+    readonly callId: string;
+    constructor(toolName: string, code: string, callId: string, message: string) {
+      super(message);
+      this.toolName = toolName;
+      this.code = code;
+      this.callId = callId;
+    }
+  }
+  defineProperty(ToolCallError.prototype, 'name', { value: 'ToolCallError', writable: true, configurable: true });
+  freeze(ToolCallError.prototype);
+  freeze(ToolCallError);
+
+  // ---- lossless JSON: one read per property, a detached copy, then native stringify ----
+  const MAX_DEPTH = 1000;
+  class Violation {
+    readonly path: string;
+    readonly message: string;
+    constructor(path: string, message: string) {
+      this.path = path;
+      this.message = message;
+    }
+  }
+  const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+  const pathOf = (root: string, keys: (string | number)[], depth: number): string => {
+    let path = root;
+    for (let i = 0; i < depth; i++) {
+      const key = keys[i];
+      path += typeof key === 'number' ? `[${key}]` : IDENT.test(key) ? `.${key}` : `[${jsonStringify(key)}]`;
+    }
+    return path;
+  };
+  const describeScalar = (value: unknown): string | undefined => {
+    switch (typeof value) {
+      case 'undefined':
+        return 'is undefined, which JSON drops: omit the key or use null';
+      case 'bigint':
+        return 'is a bigint: use a number or a string';
+      case 'function':
+        return 'is a function: pass data, not code';
+      case 'symbol':
+        return 'is a symbol: use a string';
+      case 'number':
+        if (!isFinite(value)) return `is ${StringCtor(value)}, which JSON cannot represent: use null or a finite number`;
+        if (value === 0 && 1 / value < 0) return 'is -0, which JSON turns into 0: use 0';
+        return undefined;
+      default:
+        return undefined;
+    }
+  };
+  const copyJson = (input: unknown, root: string): unknown => {
+    const keys: (string | number)[] = [];
+    const ancestors: object[] = [];
+    const visit = (value: unknown, depth: number): unknown => {
+      if (typeof value !== 'object' || value === null) {
+        const problem = describeScalar(value);
+        if (problem !== undefined) throw new Violation(pathOf(root, keys, depth), problem);
+        return value;
+      }
+      if (depth >= MAX_DEPTH) throw new Violation(pathOf(root, keys, depth), `is nested deeper than ${MAX_DEPTH} levels: flatten it`);
+      for (let i = 0; i < depth; i++) {
+        if (ancestors[i] === value) throw new Violation(pathOf(root, keys, depth), 'is a cycle: it contains itself');
+      }
+      ancestors[depth] = value;
+      const proto = getPrototypeOf(value) as object | null;
+      const own = ownKeys(value);
+      if (isArray(value)) {
+        if (proto !== arrayProto) throw new Violation(pathOf(root, keys, depth), 'is an instance of an Array subclass: use a plain array');
+        const length = (value as unknown[]).length;
+        if (own.length !== length + 1) {
+          throw new Violation(pathOf(root, keys, depth), 'is a sparse array or has extra keys, which JSON drops: use a dense array (fill holes with null)');
+        }
+        const out: unknown[] = [];
+        for (let i = 0; i < length; i++) {
+          if (!hasOwn(value, i)) throw new Violation(pathOf(root, keys, depth), `is a sparse array (index ${i} is a hole): fill holes, for example with null`);
+          keys[depth] = i;
+          out[i] = visit((value as unknown[])[i], depth + 1);
+        }
+        return out;
+      }
+      if (proto !== objectProto && proto !== null) {
+        const tag = reflectApply(objectToString, value, []) as string;
+        throw new Violation(pathOf(root, keys, depth), `is ${tag === '[object Object]' ? 'a class instance' : `a ${tag.slice(8, -1)}`}, not a plain object: convert it to plain JSON first`);
+      }
+      const enumerable = objectKeys(value);
+      if (own.length !== enumerable.length) {
+        throw new Violation(pathOf(root, keys, depth), 'has symbol or non-enumerable keys, which JSON drops: use plain enumerable string keys');
+      }
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < enumerable.length; i++) {
+        const key = enumerable[i];
+        keys[depth] = key;
+        const child = visit((value as Record<string, unknown>)[key], depth + 1);
+        defineProperty(out, key, { value: child, writable: true, enumerable: true, configurable: true });
+      }
+      return out;
+    };
+    try {
+      return visit(input, 0);
+    } catch (error) {
+      if (error instanceof Violation) throw error;
+      throw new Violation(pathOf(root, keys, keys.length), 'could not be read: a getter or proxy threw while reading it');
+    }
+  };
+  const toJsonText = (value: unknown, root: string): string => jsonStringify(copyJson(value, root));
+
+  const deepFreeze = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    const stack: object[] = [value];
+    while (stack.length > 0) {
+      const node = stack.pop() as Record<string, unknown>;
+      freeze(node);
+      const keys = objectKeys(node);
+      for (let i = 0; i < keys.length; i++) {
+        const child = node[keys[i]];
+        if (typeof child === 'object' && child !== null) stack.push(child);
+      }
+    }
+    return value;
+  };
+
+  // ---- console ----
+  const formatValue = (value: unknown, depth: number, seen: object[]): string => {
+    switch (typeof value) {
+      case 'string':
+        return depth === 0 ? value : jsonStringify(value);
+      case 'number':
+        return value === 0 && 1 / value < 0 ? '-0' : StringCtor(value);
+      case 'bigint':
+        return `${StringCtor(value)}n`;
+      case 'undefined':
+        return 'undefined';
+      case 'symbol':
+        return StringCtor(value);
+      case 'function':
+        return `[Function ${(value as { name?: string }).name || '(anonymous)'}]`;
+      case 'boolean':
+        return StringCtor(value);
+    }
+    if (value === null) return 'null';
+    const object = value as object;
+    if (value instanceof ErrorCtor) {
+      const stack = (value as Error).stack;
+      return typeof stack === 'string' ? stack : `${(value as Error).name}: ${(value as Error).message}`;
+    }
+    for (let i = 0; i < seen.length; i++) if (seen[i] === object) return '[Circular]';
+    const tag = reflectApply(objectToString, object, []) as string;
+    if (tag === '[object Date]') return StringCtor(value);
+    if (depth >= 4) return isArray(value) ? '[Array]' : '[Object]';
+    seen.push(object);
+    try {
+      if (isArray(value)) {
+        const parts: string[] = [];
+        const length = value.length;
+        for (let i = 0; i < length && i < 100; i++) parts.push(formatValue(value[i], depth + 1, seen));
+        if (length > 100) parts.push(`... ${length - 100} more items`);
+        return parts.length === 0 ? '[]' : `[ ${parts.join(', ')} ]`;
+      }
+      const keys = objectKeys(object);
+      const parts: string[] = [];
+      for (let i = 0; i < keys.length && i < 100; i++) {
+        const key = keys[i];
+        parts.push(`${IDENT.test(key) ? key : jsonStringify(key)}: ${formatValue((object as Record<string, unknown>)[key], depth + 1, seen)}`);
+      }
+      if (keys.length > 100) parts.push(`... ${keys.length - 100} more keys`);
+      const prefix = tag === '[object Object]' ? '' : `${tag.slice(8, -1)} `;
+      return parts.length === 0 ? `${prefix}{}` : `${prefix}{ ${parts.join(', ')} }`;
+    } finally {
+      seen.pop();
+    }
+  };
+  const emit = (level: string, args: unknown[]): void => {
+    if (logsClosed) return;
+    let line: string;
+    try {
+      const parts: string[] = [];
+      for (let i = 0; i < args.length; i++) parts.push(formatValue(args[i], 0, []));
+      line = parts.join(' ');
+    } catch {
+      line = '[a value that could not be formatted]';
+    }
+    if (level === 'warn' || level === 'error') line = `[${level}] ${line}`;
+    // Host counts exact bytes; this cheaper count (chars <= bytes) only stops a flood early.
+    if (line.length > config.maxLogBytes) line = line.slice(0, config.maxLogBytes + 1);
+    logChars += line.length;
+    if (logChars > config.maxLogBytes) logsClosed = true;
+    hostSend(logRef, [level, line]);
+  };
+  const consoleObject = create(null) as Record<string, unknown>;
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+    consoleObject[level] = function (...args: unknown[]): void {
+      emit(level, args);
+    };
+  }
+  freeze(consoleObject);
+
+  // ---- timers ----
+  let timerSeq = 0;
+  const timers = new Map<number, { fn: (...args: unknown[]) => void; args: unknown[] }>();
+  const timersGet = Map.prototype.get;
+  const timersSet = Map.prototype.set;
+  const timersDelete = Map.prototype.delete;
+  const reportUncaught = (error: unknown): void => {
+    hostSend(failRef, [jsonStringify(describeThrown(error))]);
+  };
+  const setTimeoutImpl = function (fn: unknown, ms?: unknown, ...args: unknown[]): number {
+    if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function: strings are not evaluated');
+    const id = ++timerSeq;
+    const delay = typeof ms === 'number' && ms > 0 ? ms : 0;
+    reflectApply(timersSet, timers, [id, { fn, args }]);
+    then(
+      hostCall(timerRef, [id, delay]),
+      (fired) => {
+        const entry = reflectApply(timersGet, timers, [id]) as { fn: (...a: unknown[]) => void; args: unknown[] } | undefined;
+        reflectApply(timersDelete, timers, [id]);
+        if (fired !== '1' || entry === undefined) return;
+        try {
+          reflectApply(entry.fn, undefined, entry.args);
+        } catch (error) {
+          reportUncaught(error);
+        }
+      },
+      () => undefined,
+    );
+    return id;
+  };
+  const clearTimeoutImpl = function (id: unknown): void {
+    if (typeof id !== 'number') return;
+    if (reflectApply(timersDelete, timers, [id])) hostSend(clearTimerRef, [id]);
+  };
+
+  // ---- errors crossing out ----
+  function describeThrown(error: unknown): { message: string; stack: string } {
+    try {
+      if (error instanceof ToolCallError) {
+        return { message: `ToolCallError (${error.code}) from tools[${jsonStringify(error.toolName)}]: ${error.message}`, stack: StringCtor(error.stack) };
+      }
+      if (error instanceof ErrorCtor) {
+        const stack = error.stack;
+        return { message: `${StringCtor(error.name)}: ${StringCtor(error.message)}`, stack: typeof stack === 'string' ? stack : '' };
+      }
+      return { message: `Uncaught ${formatValue(error, 1, [])}`, stack: '' };
+    } catch {
+      return { message: 'Uncaught a value that could not be described', stack: '' };
+    }
+  }
+
+  // ---- tool stubs and forgotten awaits ----
+  interface CallRecord {
+    name: string;
+    ordinal: number;
+    handled: boolean;
+    settled: boolean;
+  }
+  const records: CallRecord[] = [];
+  class ToolPromise<T> extends PromiseCtor<T> {
+    #record: CallRecord | undefined;
+    static override get [Symbol.species](): PromiseConstructor {
+      return PromiseCtor;
+    }
+    constructor(executor: (resolve: (v: T) => void, reject: (e: unknown) => void) => void, record?: CallRecord) {
+      super(executor);
+      this.#record = record;
+    }
+    override then<A = T, B = never>(onOk?: ((v: T) => A | PromiseLike<A>) | null, onErr?: ((e: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+      if (this.#record !== undefined) this.#record.handled = true;
+      return reflectApply(promiseThen, this, [onOk, onErr]) as Promise<A | B>;
+    }
+  }
+  freeze(ToolPromise.prototype);
+
+  const invalidArgs = (name: string, message: string, site: { stack?: unknown }): Promise<never> => {
+    const record: CallRecord = { name, ordinal: 0, handled: false, settled: true };
+    records.push(record);
+    return new ToolPromise<never>((_resolve, reject) => reject(failure(name, 'INVALID_ARGS', '', message, site)), record);
+  };
+  let ordinal = 0;
+  /** The failing call's own site (the model's line), not the bootstrap's. */
+  const failure = (name: string, code: string, callId: string, message: string, site: { stack?: unknown }): ToolCallError => {
+    const error = new ToolCallError(name, code, callId, message);
+    try {
+      const stack = site.stack;
+      if (typeof stack === 'string') {
+        const frames = stack.split('\n').slice(1).filter((line) => !line.includes('ptc-bootstrap.js'));
+        defineProperty(error, 'stack', { value: [`ToolCallError: ${message}`, ...frames].join('\n'), writable: true, configurable: true });
+      }
+    } catch {
+      // a program-installed Error.prepareStackTrace threw: keep the bootstrap's stack
+    }
+    return error;
+  };
+  const makeStub = (name: string) =>
+    function stub(args: unknown): Promise<unknown> {
+      const site: { stack?: unknown } = {};
+      captureStackTrace(site, stub);
+      if (typeof args !== 'object' || args === null || isArray(args)) {
+        return invalidArgs(name, `tools[${jsonStringify(name)}] takes one JSON object as its argument, got ${args === null ? 'null' : isArray(args) ? 'an array' : typeof args}: pass an object such as {}`, site);
+      }
+      let argsJson: string;
+      try {
+        argsJson = toJsonText(args, 'args');
+      } catch (error) {
+        const v = error as Violation;
+        return invalidArgs(name, `tool arguments must be lossless JSON: ${v.path} ${v.message}; pass an object such as {}`, site);
+      }
+      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false };
+      records.push(record);
+      return new ToolPromise<unknown>((resolve, reject) => {
+        then(
+          hostCall(callRef, [name, argsJson]),
+          (reply) => {
+            record.settled = true;
+            const text = reply as string;
+            if (text[0] === 'V') {
+              const cut = text.indexOf('\n');
+              resolve(deepFreeze(jsonParse(text.slice(cut + 1))));
+            } else if (text[0] === 'E') {
+              const e = jsonParse(text.slice(1)) as { code: string; message: string; callId: string };
+              reject(failure(name, e.code, e.callId, e.message, site));
+            } else {
+              reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
+            }
+          },
+          () => {
+            record.settled = true;
+            reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
+          },
+        );
+      }, record);
+    };
+
+  const installTools = (toolNames: string[]): void => {
+    const tools = create(null) as Record<string, unknown>;
+    for (const name of toolNames) {
+      defineProperty(tools, name, { value: makeStub(name), enumerable: true });
+    }
+    freeze(tools);
+    defineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  };
+
+  const noteForgotten = (): void => {
+    for (const record of records) {
+      if (record.handled) continue;
+      const which = record.ordinal > 0 ? `call #${record.ordinal}, ` : '';
+      const state = record.settled ? 'its outcome was dropped' : 'it was still running and is cancelled';
+      hostSend(logRef, ['notice', `[ptc] warning: tools[${jsonStringify(record.name)}](…) (${which}never awaited): ${state}; await every tool call`]);
+    }
+  };
+
+  // ---- globals ----
+  for (const removed of names.removed) delete G[removed];
+  const globals: Record<string, unknown> = { ToolCallError, console: consoleObject, setTimeout: setTimeoutImpl, clearTimeout: clearTimeoutImpl };
+  for (const name of names.reserved) {
+    if (name in globals) defineProperty(G, name, { value: globals[name], writable: false, enumerable: false, configurable: false });
+  }
+  void ObjectCtor;
+
+  const encodeResult = (value: unknown): string => {
+    if (value === undefined) return 'U';
+    let text: string;
+    try {
+      text = toJsonText(value, 'result');
+    } catch (error) {
+      const v = error as Violation;
+      return `Ithe returned value is not lossless JSON: ${v.path} ${v.message}`;
+    }
+    if (text.length > config.maxResultBytes) {
+      return `Othe returned value is ${text.length} characters of JSON, over the ${config.maxResultBytes}-byte limit: return less (summarise, or page through the data)`;
+    }
+    return `R${text}`;
+  };
+
+  return async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
+    if (started) return 'Ethe isolate was already used';
+    started = true;
+    config = jsonParse(configJson) as GuestConfig;
+    installTools(jsonParse(toolNamesJson) as string[]);
+    let value: unknown;
+    try {
+      value = await program();
+    } catch (error) {
+      noteForgotten();
+      return `E${jsonStringify(describeThrown(error))}`;
+    }
+    noteForgotten();
+    return encodeResult(value);
+  };
+}

@@ -1,0 +1,275 @@
+/**
+ * The isolate core, independent of pooling: `prepareIsolate` makes a fresh
+ * isolate with the bootstrap evaluated; `runInIsolate` runs one stripped
+ * program in it and always disposes it. Both runtimes (in-process and the
+ * child-process pool) build on these two functions.
+ */
+import ivm from 'isolated-vm';
+import type { SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
+import { guestSource } from './guest-source.ts';
+import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
+
+/** What the host answers to the guest; set per run, before the program starts. */
+interface Bindings {
+  call(name: string, argsJson: string): Promise<string>;
+  log(level: string, text: string): void;
+  timer(id: number, ms: number): Promise<string>;
+  clearTimer(id: number): void;
+  fail(thrownJson: string): void;
+  catastrophe(message: string): void;
+}
+
+/** A never-used isolate with the bootstrap evaluated. Use once with {@link runInIsolate}. */
+export interface PreparedIsolate {
+  readonly memoryMiB: number;
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  readonly start: ivm.Reference<unknown>;
+  bind(bindings: Bindings): void;
+}
+
+/** Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it. */
+export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate> {
+  let bindings: Bindings | undefined;
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMiB,
+    onCatastrophicError: (message) => bindings?.catastrophe(message),
+  });
+  try {
+    const context = await isolate.createContext();
+    const never = new Promise<string>(() => undefined);
+    // Host functions never throw: a host error crossing would carry a host stack.
+    const refs = [
+      new ivm.Reference((name: unknown, argsJson: unknown) =>
+        bindings === undefined ? never : bindings.call(String(name), String(argsJson)).catch(() => 'F'),
+      ),
+      new ivm.Reference((level: unknown, text: unknown) => void bindings?.log(String(level), String(text))),
+      new ivm.Reference((id: unknown, ms: unknown) => (bindings === undefined ? never : bindings.timer(Number(id), Number(ms)))),
+      new ivm.Reference((id: unknown) => void bindings?.clearTimer(Number(id))),
+      new ivm.Reference((thrown: unknown) => void bindings?.fail(String(thrown))),
+    ];
+    const script = await isolate.compileScript(guestSource(), { filename: 'ptc-bootstrap.js' });
+    const install = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
+    script.release();
+    const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
+    const start = (await install.apply(undefined, [...refs, names], { result: { reference: true } })) as ivm.Reference<unknown>;
+    install.release();
+    return {
+      memoryMiB,
+      isolate,
+      context,
+      start,
+      bind(next) {
+        bindings = next;
+      },
+    };
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}
+
+/** Disposes an isolate that will never run (pool shrink, runtime close). */
+export function discardIsolate(prepared: PreparedIsolate): void {
+  if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+}
+
+interface Forced {
+  kind: SandboxFailureKind;
+  message: string;
+  frames?: string[];
+  line?: number;
+  column?: number;
+}
+
+/**
+ * Runs one program (already stripped by `stripProgram`) in `prepared`, which
+ * is disposed before this resolves. Never rejects.
+ */
+export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest): Promise<SandboxRunOutcome> {
+  const filename = request.filename ?? DEFAULT_FILENAME;
+  const { limits, signal } = request;
+  const logs: string[] = [];
+  let logBytes = 0;
+  let truncated = false;
+  const timers = new Map<number, { handle: NodeJS.Timeout; resolve: (fired: string) => void }>();
+  let forced: Forced | undefined;
+  let settleForced: (() => void) | undefined;
+  const forcedPromise = new Promise<void>((resolve) => (settleForced = resolve));
+  let disposedByHost = false;
+
+  const push = (line: string): void => {
+    logs.push(line);
+    try {
+      request.onLog?.(line);
+    } catch {
+      // a listener's failure must not end the run
+    }
+  };
+  const force = (failure: Forced): void => {
+    if (forced !== undefined) return;
+    forced = failure;
+    disposedByHost = true;
+    if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+    settleForced?.();
+  };
+
+  prepared.bind({
+    call: async (name, argsJson) => {
+      if (forced !== undefined) return 'F';
+      let outcome;
+      try {
+        outcome = await request.callTool(name, argsJson);
+      } catch {
+        outcome = { ok: false as const, error: { code: 'TOOL_FAILED', message: 'the host could not run this call', callId: '' } };
+      }
+      if (outcome.ok) return `V\n${outcome.valueJson}`;
+      if ('fatal' in outcome) {
+        force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
+        return 'F';
+      }
+      return `E${JSON.stringify({ code: outcome.error.code, message: outcome.error.message, callId: outcome.error.callId })}`;
+    },
+    log: (level, text) => {
+      if (level === 'notice') return push(text);
+      if (truncated) return;
+      const bytes = Buffer.byteLength(text) + 1;
+      if (logBytes + bytes > limits.maxLogBytes) {
+        truncated = true;
+        push(`[ptc] logs truncated: the program logged more than ${limits.maxLogBytes} bytes; later lines were dropped`);
+        return;
+      }
+      logBytes += bytes;
+      push(text);
+    },
+    timer: (id, ms) =>
+      new Promise<string>((resolve) => {
+        if (forced !== undefined) return resolve('0');
+        const handle = setTimeout(() => {
+          timers.delete(id);
+          resolve('1');
+        }, Math.min(Math.max(0, ms), limits.timeoutMs));
+        timers.set(id, { handle, resolve });
+      }),
+    clearTimer: (id) => {
+      const timer = timers.get(id);
+      if (timer === undefined) return;
+      clearTimeout(timer.handle);
+      timers.delete(id);
+      timer.resolve('0');
+    },
+    fail: (thrownJson) => force({ kind: 'exception', ...describeException(thrownJson, filename, 'in a setTimeout callback') }),
+    catastrophe: (message) => force({ kind: 'crashed', message: `the sandbox failed irrecoverably (${message}); run the program again` }),
+  });
+
+  const onAbort = (): void => force({ kind: 'abort', message: 'the run was cancelled' });
+  const deadline = setTimeout(
+    () => force({ kind: 'timeout', message: `the program ran longer than ${limits.timeoutMs} ms (wall time, tool calls included): do less per run, or allow more time` }),
+    limits.timeoutMs,
+  );
+  signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
+
+  try {
+    const reply = await Promise.race([execute(prepared, js, filename, request), forcedPromise.then(() => undefined)]);
+    if (forced !== undefined) return { ok: false, logs, failure: forced };
+    if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
+    if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
+    return decode(reply.text, logs, filename, limits.maxResultBytes);
+  } catch (error) {
+    if (forced !== undefined) return { ok: false, logs, failure: forced };
+    const text = error instanceof Error ? error.message : String(error);
+    if (/memory limit/i.test(text) || (prepared.isolate.isDisposed && !disposedByHost)) {
+      return {
+        ok: false,
+        logs,
+        failure: { kind: 'memory', message: `the program used more than its ${limits.memoryMiB} MiB heap: process the data in smaller pieces and keep less of it in memory` },
+      };
+    }
+    return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox failed while running the program; run it again' } };
+  } finally {
+    clearTimeout(deadline);
+    signal.removeEventListener('abort', onAbort);
+    for (const timer of timers.values()) {
+      clearTimeout(timer.handle);
+      timer.resolve('0');
+    }
+    timers.clear();
+    forced ??= { kind: 'crashed', message: 'the run has ended' };
+    if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+  }
+}
+
+type Reply = { text: string } | { failure: SandboxFailure };
+
+async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest): Promise<Reply> {
+  let script: ivm.Script;
+  try {
+    script = await prepared.isolate.compileScript(js, { filename, lineOffset: -1 });
+  } catch (error) {
+    if (prepared.isolate.isDisposed) throw error;
+    return { failure: describeSyntaxError(error instanceof Error ? error.message : String(error), filename) };
+  }
+  const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
+  const config = JSON.stringify({ maxLogBytes: request.limits.maxLogBytes, maxResultBytes: request.limits.maxResultBytes });
+  const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
+    result: { promise: true },
+  });
+  return { text: String(text) };
+}
+
+function decode(text: string, logs: string[], filename: string, maxResultBytes: number): SandboxRunOutcome {
+  const tag = text[0];
+  const body = text.slice(1);
+  switch (tag) {
+    case 'U':
+      return { ok: true, logs };
+    case 'R': {
+      const bytes = Buffer.byteLength(body);
+      if (bytes > maxResultBytes) {
+        return {
+          ok: false,
+          logs,
+          failure: { kind: 'output-limit', message: `the returned value is ${bytes} bytes of JSON, over the ${maxResultBytes}-byte limit: return less (summarise, or page through the data)` },
+        };
+      }
+      return { ok: true, logs, resultJson: body };
+    }
+    case 'I':
+      return { ok: false, logs, failure: { kind: 'invalid-output', message: body } };
+    case 'O':
+      return { ok: false, logs, failure: { kind: 'output-limit', message: body } };
+    default:
+      return { ok: false, logs, failure: { kind: 'exception', ...describeException(body, filename) } };
+  }
+}
+
+/** `Unexpected token '=' [agent.ts:2:7]` → message with `(agent.ts:2:7)`, line and column. */
+function describeSyntaxError(text: string, filename: string): SandboxFailure {
+  const match = /^(.*?)\s*\[([^\]]*):(\d+):(\d+)\]\s*$/s.exec(text);
+  if (match === null || match[2] !== filename) return { kind: 'syntax', message: `SyntaxError: ${text}` };
+  const line = Number(match[3]);
+  const column = Number(match[4]);
+  return { kind: 'syntax', message: `SyntaxError: ${match[1]} (${filename}:${line}:${column})`, line, column };
+}
+
+function describeException(thrownJson: string, filename: string, context?: string): Omit<SandboxFailure, 'kind'> {
+  let thrown: { message: string; stack: string };
+  try {
+    thrown = JSON.parse(thrownJson) as { message: string; stack: string };
+  } catch {
+    thrown = { message: 'Uncaught a value that could not be described', stack: '' };
+  }
+  const frames = thrown.stack
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at ') && line.includes(`${filename}:`));
+  const position = frames.length > 0 ? new RegExp(`${escape(filename)}:(\\d+):(\\d+)`).exec(frames[0]) : null;
+  const where = position === null ? '' : ` (${filename}:${position[1]}:${position[2]})`;
+  const message = `${thrown.message}${where}${context === undefined ? '' : ` ${context}`}`;
+  return position === null ? { message, frames } : { message, frames, line: Number(position[1]), column: Number(position[2]) };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
