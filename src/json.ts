@@ -2,6 +2,8 @@
  * Lossless JSON (DESIGN §4): the only kind of value that crosses a tool
  * boundary. Types here; the iterative snapshot, check and freeze below.
  */
+import { appendIndex, appendKey } from './json-path.ts';
+
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonArray = JsonValue[];
 export type JsonObject = { [key: string]: JsonValue };
@@ -287,17 +289,11 @@ function assign(dst: JsonValue[] | JsonObject, key: string | number, value: unkn
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
 function pathOf(root: string, stack: Frame[]): string {
   let path = root;
   for (const frame of stack) {
     if (frame.index < 0 || frame.index >= frame.length) break;
-    if (frame.keys === null) path += `[${frame.index}]`;
-    else {
-      const key = frame.keys[frame.index];
-      path += IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
-    }
+    path = frame.keys === null ? appendIndex(path, frame.index) : appendKey(path, frame.keys[frame.index]);
   }
   return path;
 }
