@@ -1,0 +1,114 @@
+/**
+ * The entry of one sandbox child process: it hosts an in-process runtime and
+ * runs the parent's requests with it. Tools stay in the parent: a program's
+ * nested calls and log lines are relayed over IPC, the results relayed back.
+ */
+import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import type { ChildMessage, ParentMessage } from './protocol.ts';
+
+type RuntimeFactory = (options?: { warmPoolSize?: number }) => SandboxRuntime;
+
+interface ActiveRun {
+  controller: AbortController;
+  pendingCalls: Map<number, (outcome: SandboxCallOutcome) => void>;
+  nextCallSeq: number;
+}
+
+let runtime: SandboxRuntime | undefined;
+const runs = new Map<number, ActiveRun>();
+
+function send(message: ChildMessage): void {
+  if (process.connected) process.send?.(message);
+}
+
+// The parent is gone (closed or killed): nothing may outlive it.
+process.on('disconnect', () => process.exit(0));
+
+process.on('message', (message: ParentMessage) => {
+  switch (message.type) {
+    case 'init':
+      void init(message.runtimeModule, message.warmPoolSize);
+      return;
+    case 'run':
+      startRun(message);
+      return;
+    case 'call-result':
+      settleCall(message.runId, message.callSeq, message.outcome);
+      return;
+    case 'abort':
+      abortRun(message.runId);
+      return;
+    case 'ping':
+      send({ type: 'pong', seq: message.seq, rssBytes: process.memoryUsage.rss() });
+      return;
+  }
+});
+
+async function init(runtimeModule: string, warmPoolSize: number | undefined): Promise<void> {
+  try {
+    const module = (await import(runtimeModule)) as { createInProcessRuntime?: RuntimeFactory };
+    if (typeof module.createInProcessRuntime !== 'function') {
+      throw new Error('the runtime module exports no createInProcessRuntime function');
+    }
+    runtime = module.createInProcessRuntime(warmPoolSize === undefined ? {} : { warmPoolSize });
+    await runtime.ready();
+    send({ type: 'ready' });
+  } catch (error) {
+    send({ type: 'init-failed', message: error instanceof Error ? error.message : String(error) });
+    process.exitCode = 1;
+    process.disconnect();
+  }
+}
+
+function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
+  const { runId } = message;
+  const run: ActiveRun = { controller: new AbortController(), pendingCalls: new Map(), nextCallSeq: 0 };
+  runs.set(runId, run);
+  const active = runtime;
+  const outcome: Promise<SandboxRunOutcome> = active
+    ? active.run({
+        code: message.code,
+        ...(message.filename === undefined ? {} : { filename: message.filename }),
+        toolNames: message.toolNames,
+        limits: message.limits,
+        signal: run.controller.signal,
+        callTool: (name, argsJson) =>
+          new Promise<SandboxCallOutcome>((resolve) => {
+            const callSeq = run.nextCallSeq++;
+            run.pendingCalls.set(callSeq, resolve);
+            send({ type: 'call', runId, callSeq, name, argsJson });
+          }),
+        ...(message.relayLogs ? { onLog: (line: string) => send({ type: 'log', runId, line }) } : {}),
+      })
+    : Promise.resolve(crashed('the sandbox process took a run before its runtime was ready'));
+  outcome
+    .catch(() => crashed('the sandbox runtime failed unexpectedly during the run; run it again'))
+    .then((result) => {
+      runs.delete(runId);
+      send({ type: 'done', runId, outcome: result });
+    });
+}
+
+function settleCall(runId: number, callSeq: number, outcome: SandboxCallOutcome): void {
+  const run = runs.get(runId);
+  const resolve = run?.pendingCalls.get(callSeq);
+  if (!run || !resolve) return;
+  run.pendingCalls.delete(callSeq);
+  resolve(outcome);
+}
+
+// The parent's code mode owns the real nested calls and waits for them to
+// settle; the child need not, so an aborted run ends here without waiting.
+function abortRun(runId: number): void {
+  const run = runs.get(runId);
+  if (!run) return;
+  run.controller.abort();
+  for (const resolve of run.pendingCalls.values()) {
+    resolve({ ok: false, fatal: { kind: 'abort', message: 'the run was aborted' } });
+  }
+  run.pendingCalls.clear();
+}
+
+function crashed(message: string): SandboxRunOutcome {
+  return { ok: false, logs: [], failure: { kind: 'crashed', message } };
+}

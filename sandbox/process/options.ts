@@ -1,0 +1,85 @@
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+
+/** Options of the `process` runtime: isolates in a supervised pool of child processes. */
+export interface ProcessRuntimeOptions {
+  /**
+   * Child processes kept running. Default `os.availableParallelism()`, min 1.
+   * A crash costs the runs in one child only.
+   */
+  children?: number;
+  /**
+   * Runs one child hosts at once (each in its own isolate; isolates run on
+   * their own threads, and most runs wait on tools). Default 4. Past it runs
+   * go to another child, or wait in the queue. A crash of a child fails at
+   * most this many runs.
+   */
+  runsPerChild?: number;
+  /** Never-used isolates each child keeps warm. Default: the in-process runtime's own default. */
+  warmPoolSize?: number;
+  /** How often the parent pings each child, ms. Default 1,000. */
+  heartbeatIntervalMs?: number;
+  /**
+   * A child whose last answer is older than this, ms, is killed and replaced;
+   * its runs fail `crashed`. Default 5,000. A starting child gets at least
+   * 30,000 ms to load its runtime.
+   */
+  heartbeatTimeoutMs?: number;
+  /**
+   * Resident memory ceiling of one child, MiB, read at each heartbeat. Past it
+   * the child is killed and replaced; its runs fail `crashed`. Default 1,536
+   * (room for `runsPerChild` isolates at the default 128 MiB heap).
+   */
+  rssLimitMiB?: number;
+  /**
+   * Grace after a run's deadline or abort, ms, and after SIGTERM on close. A
+   * child that has not ended the run by deadline + grace is SIGKILLed (the
+   * parent's wall clock is authoritative); on close, SIGKILL follows SIGTERM
+   * after it. Default 2,000.
+   */
+  killGraceMs?: number;
+  /**
+   * Runs allowed to wait for a free child. Default 100. A run arriving when
+   * the queue is full fails `busy` at once; 0 means never wait.
+   */
+  queueLimit?: number;
+  /** Longest wait in the queue, ms. Default 5,000; past it the run fails `busy`. */
+  queueTimeoutMs?: number;
+  /**
+   * Extra Node flags for the children (they always get `--no-node-snapshot`,
+   * which isolated-vm needs). Default none.
+   */
+  execArgv?: readonly string[];
+  /**
+   * URL of the module whose `createInProcessRuntime` each child hosts.
+   * Default: the sibling `sandbox/in-process-runtime`. Meant for tests.
+   */
+  runtimeModule?: string;
+}
+
+export type ResolvedProcessRuntimeOptions = Required<Omit<ProcessRuntimeOptions, 'warmPoolSize'>> & {
+  warmPoolSize?: number;
+};
+
+// Built to dist/, the siblings are .js files; run from source, .ts.
+const ownExtension = extname(new URL(import.meta.url).pathname);
+
+/** The child entry, resolved next to this file. */
+export const childEntry = new URL(`./child-main${ownExtension}`, import.meta.url);
+
+export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedProcessRuntimeOptions {
+  const resolved: ResolvedProcessRuntimeOptions = {
+    children: Math.max(1, Math.floor(options.children ?? availableParallelism())),
+    runsPerChild: Math.max(1, Math.floor(options.runsPerChild ?? 4)),
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
+    rssLimitMiB: options.rssLimitMiB ?? 1_536,
+    killGraceMs: options.killGraceMs ?? 2_000,
+    queueLimit: Math.max(0, Math.floor(options.queueLimit ?? 100)),
+    queueTimeoutMs: options.queueTimeoutMs ?? 5_000,
+    execArgv: options.execArgv ?? [],
+    runtimeModule: options.runtimeModule ?? new URL(`../in-process-runtime${ownExtension}`, import.meta.url).href,
+  };
+  if (options.warmPoolSize !== undefined) resolved.warmPoolSize = options.warmPoolSize;
+  return resolved;
+}

@@ -1,0 +1,75 @@
+/**
+ * The `process` SandboxRuntime: isolates in a supervised pool of child
+ * processes, so a V8 abort or a runaway program costs its run, never the host.
+ * Each child hosts the in-process runtime; tools, hooks, events and
+ * scheduling stay in this process, identical in both modes.
+ */
+import type {
+  SandboxFailure,
+  SandboxPoolStatus,
+  SandboxRunOutcome,
+  SandboxRunRequest,
+  SandboxRuntime,
+} from '../../src/sandbox-runtime.ts';
+import { resolveOptions, type ProcessRuntimeOptions } from './options.ts';
+import { WaitQueue } from './queue.ts';
+import type { SandboxChild } from './sandbox-child.ts';
+import { Supervisor } from './supervisor.ts';
+
+export type { ProcessRuntimeOptions } from './options.ts';
+
+export interface SandboxProcessInfo {
+  pid: number;
+  ready: boolean;
+  /** Runs in flight in this process. */
+  runs: number;
+}
+
+export interface ProcessRuntime extends SandboxRuntime {
+  readonly kind: 'process';
+  /** The live child processes, for health checks and tests. */
+  processes(): SandboxProcessInfo[];
+}
+
+export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRuntime {
+  const resolved = resolveOptions(options);
+  const queue = new WaitQueue<SandboxChild>(resolved.queueLimit, resolved.queueTimeoutMs);
+  const supervisor = new Supervisor(resolved, () => queue.drain(() => supervisor.take()));
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
+
+  return {
+    kind: 'process',
+
+    run(request) {
+      if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed; no process can take the run' }));
+      if (request.signal.aborted) return Promise.resolve(failed({ kind: 'abort', message: 'the run was aborted before it started' }));
+      return new Promise<SandboxRunOutcome>((resolve) => {
+        const start = (child: SandboxChild) => resolve(child.run(request));
+        // Waiting runs go first: a free slot is theirs.
+        const child = queue.size === 0 ? supervisor.take() : undefined;
+        if (child) start(child);
+        else queue.enter({ start, fail: (failure) => resolve(failed(failure)) }, request.signal);
+      });
+    },
+
+    ready: () => supervisor.ready(),
+
+    status(): SandboxPoolStatus {
+      return { children: supervisor.readyCount, busy: supervisor.busy, queued: queue.size, restarts: supervisor.restarts };
+    },
+
+    processes: () => supervisor.processes(),
+
+    close() {
+      if (!closing) {
+        closed = true;
+        queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before a process could take the run' });
+        closing = supervisor.close('the sandbox runtime closed during the run; run it again');
+      }
+      return closing;
+    },
+  };
+}

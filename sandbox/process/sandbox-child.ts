@@ -1,0 +1,283 @@
+/**
+ * One supervised child process: spawns it, relays its runs' nested calls and
+ * logs to the callers, watches heartbeats, memory and deadlines, and kills it
+ * when any of them says it can no longer be trusted to end its runs.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import type {
+  SandboxCallOutcome,
+  SandboxFailure,
+  SandboxRunOutcome,
+  SandboxRunRequest,
+} from '../../src/sandbox-runtime.ts';
+import { childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { isChildMessage, type ChildMessage, type ParentMessage } from './protocol.ts';
+
+export interface SandboxChildEvents {
+  onReady(child: SandboxChild): void;
+  /** The process is gone; `reason` says why, for the startup error. */
+  onExit(child: SandboxChild, reason: string): void;
+  /** A run ended and its slot is free. */
+  onRunEnd(child: SandboxChild): void;
+}
+
+interface InFlightRun {
+  request: SandboxRunRequest;
+  logs: string[];
+  resolve(outcome: SandboxRunOutcome): void;
+  deadline: NodeJS.Timeout;
+  abortGrace?: NodeJS.Timeout;
+  onAbort(): void;
+}
+
+let nextRunId = 1;
+// Loading isolated-vm and warming isolates blocks a new child for a while.
+const startupTimeoutMs = 30_000;
+
+export class SandboxChild {
+  readonly #options: ResolvedProcessRuntimeOptions;
+  readonly #events: SandboxChildEvents;
+  readonly #process: ChildProcess;
+  readonly #runs = new Map<number, InFlightRun>();
+  readonly #heartbeat: NodeJS.Timeout;
+  #state: 'starting' | 'ready' | 'dead' = 'starting';
+  #lastAnswerAt = Date.now();
+  #pingSeq = 0;
+  #startupError = '';
+  readonly exited: Promise<void>;
+
+  constructor(options: ResolvedProcessRuntimeOptions, events: SandboxChildEvents) {
+    this.#options = options;
+    this.#events = events;
+    this.#process = fork(childEntry, [], {
+      execPath: process.execPath,
+      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...options.execArgv],
+      serialization: 'json',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.exited = new Promise((resolve) => {
+      this.#process.once('exit', (code, signal) => {
+        this.#onExit(signal ? `signal ${signal}` : `exit code ${code}`);
+        resolve();
+      });
+    });
+    this.#process.on('error', () => this.kill('the sandbox process failed (IPC error) during the run; run it again'));
+    this.#process.on('message', (message: unknown) => {
+      if (isChildMessage(message)) this.#onMessage(message);
+    });
+    this.#heartbeat = setInterval(() => this.#checkHeartbeat(), options.heartbeatIntervalMs);
+    this.#heartbeat.unref();
+    this.#send({
+      type: 'init',
+      runtimeModule: options.runtimeModule,
+      ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
+    });
+  }
+
+  get pid(): number {
+    return this.#process.pid ?? -1;
+  }
+  get ready(): boolean {
+    return this.#state === 'ready';
+  }
+  get alive(): boolean {
+    return this.#state !== 'dead';
+  }
+  get runs(): number {
+    return this.#runs.size;
+  }
+  get hasRoom(): boolean {
+    return this.#state === 'ready' && this.#runs.size < this.#options.runsPerChild;
+  }
+
+  /** Registers the run synchronously; the promise never rejects. */
+  run(request: SandboxRunRequest): Promise<SandboxRunOutcome> {
+    const runId = nextRunId++;
+    return new Promise((resolve) => {
+      const { limits, signal } = request;
+      const run: InFlightRun = {
+        request,
+        logs: [],
+        resolve,
+        deadline: setTimeout(
+          () =>
+            this.kill('the sandbox process was killed because another program in it did not stop at its deadline; run it again', {
+              runId,
+              failure: {
+                kind: 'timeout',
+                message: `the program did not stop at its ${limits.timeoutMs} ms deadline; its sandbox process was killed`,
+              },
+            }),
+          limits.timeoutMs + this.#options.killGraceMs,
+        ),
+        onAbort: () => this.#abort(runId),
+      };
+      this.#runs.set(runId, run);
+      this.#hold(true);
+      signal.addEventListener('abort', run.onAbort, { once: true });
+      this.#send({
+        type: 'run',
+        runId,
+        code: request.code,
+        ...(request.filename === undefined ? {} : { filename: request.filename }),
+        toolNames: [...request.toolNames],
+        limits: { ...limits },
+        relayLogs: true,
+      });
+      if (signal.aborted) this.#abort(runId);
+    });
+  }
+
+  /**
+   * SIGKILL now. Every in-flight run fails `crashed` with `message`, except
+   * `culprit`, which gets its own failure.
+   */
+  kill(message: string, culprit?: { runId: number; failure: SandboxFailure }): void {
+    if (this.#state === 'dead') return;
+    this.#state = 'dead';
+    this.#process.kill('SIGKILL');
+    this.#failAll(message, culprit);
+  }
+
+  /** SIGTERM, then SIGKILL after the grace; resolves when the process is gone. */
+  async terminate(message: string): Promise<void> {
+    if (this.#state !== 'dead') {
+      this.#state = 'dead';
+      this.#failAll(message);
+      this.#process.kill('SIGTERM');
+    }
+    const grace = setTimeout(() => this.#process.kill('SIGKILL'), this.#options.killGraceMs);
+    await this.exited;
+    clearTimeout(grace);
+  }
+
+  #onMessage(message: ChildMessage): void {
+    this.#lastAnswerAt = Date.now();
+    switch (message.type) {
+      case 'ready':
+        if (this.#state !== 'starting') return;
+        this.#state = 'ready';
+        this.#hold(false);
+        this.#events.onReady(this);
+        return;
+      case 'init-failed':
+        this.#startupError = message.message;
+        return;
+      case 'pong':
+        if (this.#state === 'ready' && message.rssBytes > this.#options.rssLimitMiB * 1024 * 1024) {
+          this.kill(
+            `the sandbox process passed its memory ceiling (${this.#options.rssLimitMiB} MiB) during the run and was replaced; run it again`,
+          );
+        }
+        return;
+      case 'call':
+        this.#relayCall(message.runId, message.callSeq, message.name, message.argsJson);
+        return;
+      case 'log': {
+        const run = this.#runs.get(message.runId);
+        if (!run || typeof message.line !== 'string') return;
+        run.logs.push(message.line);
+        run.request.onLog?.(message.line);
+        return;
+      }
+      case 'done':
+        this.#finish(message.runId, message.outcome);
+        return;
+    }
+  }
+
+  #relayCall(runId: number, callSeq: number, name: string, argsJson: string): void {
+    const run = this.#runs.get(runId);
+    if (!run) return;
+    let pending: Promise<SandboxCallOutcome>;
+    try {
+      pending = run.request.callTool(name, argsJson);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    // The caller's promise always settles; once the run or the child is gone,
+    // its result has nowhere to go and is dropped.
+    pending.then(
+      (outcome) => {
+        if (this.#runs.get(runId) === run) this.#send({ type: 'call-result', runId, callSeq, outcome });
+      },
+      () => {
+        if (this.#runs.get(runId) !== run) return;
+        const outcome: SandboxCallOutcome = {
+          ok: false,
+          fatal: { kind: 'crashed', message: 'the host failed to relay a nested call; run it again' },
+        };
+        this.#send({ type: 'call-result', runId, callSeq, outcome });
+      },
+    );
+  }
+
+  #abort(runId: number): void {
+    const run = this.#runs.get(runId);
+    if (!run || run.abortGrace) return;
+    this.#send({ type: 'abort', runId });
+    run.abortGrace = setTimeout(
+      () =>
+        this.kill('the sandbox process was killed because another program in it did not stop when aborted; run it again', {
+          runId,
+          failure: { kind: 'abort', message: 'the run was aborted' },
+        }),
+      this.#options.killGraceMs,
+    );
+  }
+
+  #finish(runId: number, outcome: SandboxRunOutcome): void {
+    const run = this.#runs.get(runId);
+    if (!run) return;
+    this.#runs.delete(runId);
+    clearTimeout(run.deadline);
+    clearTimeout(run.abortGrace);
+    run.request.signal.removeEventListener('abort', run.onAbort);
+    if (this.#runs.size === 0 && this.#state === 'ready') this.#hold(false);
+    run.resolve(outcome);
+    if (this.#state !== 'dead') this.#events.onRunEnd(this);
+  }
+
+  #failAll(message: string, culprit?: { runId: number; failure: SandboxFailure }): void {
+    for (const [runId, run] of [...this.#runs]) {
+      const failure = culprit?.runId === runId ? culprit.failure : { kind: 'crashed' as const, message };
+      this.#finish(runId, { ok: false, logs: run.logs, failure });
+    }
+  }
+
+  #checkHeartbeat(): void {
+    if (this.#state === 'dead') return;
+    const timeoutMs = this.#state === 'starting' ? Math.max(startupTimeoutMs, this.#options.heartbeatTimeoutMs) : this.#options.heartbeatTimeoutMs;
+    if (Date.now() - this.#lastAnswerAt > timeoutMs) {
+      this.kill('the sandbox process stopped answering during the run and was replaced; run it again');
+      return;
+    }
+    this.#send({ type: 'ping', seq: this.#pingSeq++ });
+  }
+
+  #onExit(reason: string): void {
+    clearInterval(this.#heartbeat);
+    const wasDead = this.#state === 'dead';
+    this.#state = 'dead';
+    if (!wasDead) this.#failAll(`the sandbox process died (${reason}) during the run; run it again`);
+    this.#events.onExit(this, this.#startupError || reason);
+  }
+
+  // An idle pool must not keep the host alive; a starting or busy child does.
+  #hold(on: boolean): void {
+    if (on) {
+      this.#process.ref();
+      this.#process.channel?.ref();
+    } else {
+      this.#process.unref();
+      this.#process.channel?.unref();
+    }
+  }
+
+  #send(message: ParentMessage): void {
+    if (!this.#process.connected) return;
+    this.#process.send(message, (error) => {
+      if (error) this.kill('the sandbox process stopped taking messages during the run; run it again');
+    });
+  }
+}

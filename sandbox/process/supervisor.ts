@@ -1,0 +1,109 @@
+/**
+ * Keeps `children` sandbox processes alive: replaces any that dies (counted
+ * as a restart), backs off when they die before they are ready, and tells
+ * the pool when a slot frees.
+ */
+import type { ResolvedProcessRuntimeOptions } from './options.ts';
+import { SandboxChild } from './sandbox-child.ts';
+
+/** Consecutive startup failures after which `ready()` gives up. */
+const startupAttempts = 3;
+const maxBackoffMs = 5_000;
+
+export class Supervisor {
+  readonly #options: ResolvedProcessRuntimeOptions;
+  readonly #onSlotFree: () => void;
+  readonly #slots: SandboxChild[] = [];
+  readonly #everReady = new WeakSet<SandboxChild>();
+  #readyWaiters: Array<{ resolve(): void; reject(error: Error): void }> = [];
+  #startupFailures = 0;
+  #respawns = new Set<NodeJS.Timeout>();
+  #restarts = 0;
+  #closed = false;
+
+  constructor(options: ResolvedProcessRuntimeOptions, onSlotFree: () => void) {
+    this.#options = options;
+    this.#onSlotFree = onSlotFree;
+    for (let index = 0; index < options.children; index++) this.#slots.push(this.#spawn(index));
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get readyCount(): number {
+    return this.#slots.filter((child) => child.ready).length;
+  }
+
+  get busy(): number {
+    return this.#slots.reduce((sum, child) => sum + child.runs, 0);
+  }
+
+  processes(): Array<{ pid: number; ready: boolean; runs: number }> {
+    return this.#slots.filter((child) => child.alive).map((child) => ({ pid: child.pid, ready: child.ready, runs: child.runs }));
+  }
+
+  /** The ready child with room and the fewest runs. */
+  take(): SandboxChild | undefined {
+    let best: SandboxChild | undefined;
+    for (const child of this.#slots) {
+      if (child.hasRoom && (!best || child.runs < best.runs)) best = child;
+    }
+    return best;
+  }
+
+  ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('the sandbox runtime is closed; create a new one'));
+    if (this.readyCount === this.#options.children) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
+  }
+
+  async close(message: string): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#respawns) clearTimeout(timer);
+    this.#respawns.clear();
+    this.#settleReady(new Error('the sandbox runtime closed before its processes were ready'));
+    await Promise.all(this.#slots.map((child) => child.terminate(message)));
+  }
+
+  #spawn(index: number): SandboxChild {
+    return new SandboxChild(this.#options, {
+      onReady: (child) => {
+        this.#everReady.add(child);
+        this.#startupFailures = 0;
+        if (this.readyCount === this.#options.children) this.#settleReady();
+        this.#onSlotFree();
+      },
+      onRunEnd: () => this.#onSlotFree(),
+      onExit: (child, reason) => this.#replace(index, child, reason),
+    });
+  }
+
+  #replace(index: number, child: SandboxChild, reason: string): void {
+    if (this.#closed || this.#slots[index] !== child) return;
+    let delayMs = 0;
+    if (!this.#everReady.has(child)) {
+      this.#startupFailures++;
+      delayMs = Math.min(maxBackoffMs, 100 * 2 ** (this.#startupFailures - 1));
+      if (this.#startupFailures >= startupAttempts) {
+        this.#settleReady(new Error(`the sandbox processes fail to start (${reason}); check the runtime installation`));
+      }
+    }
+    const timer = setTimeout(() => {
+      this.#respawns.delete(timer);
+      if (this.#closed) return;
+      this.#restarts++;
+      this.#slots[index] = this.#spawn(index);
+    }, delayMs);
+    this.#respawns.add(timer);
+  }
+
+  #settleReady(error?: Error): void {
+    const waiters = this.#readyWaiters;
+    this.#readyWaiters = [];
+    for (const waiter of waiters) {
+      if (error) waiter.reject(error);
+      else waiter.resolve();
+    }
+  }
+}
