@@ -1,0 +1,22 @@
+/**
+ * The codes a failed nested call can carry (`ToolCallError.code`), each with
+ * what it means for the program. Every code of the catalogue except
+ * `CODE_RUN_FAILED` (run_code is not callable from a program); the record type
+ * makes a new catalogue code a compile error here until it is explained.
+ */
+import type { ErrorCode } from '../src/errors.ts';
+
+export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED'>;
+
+export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
+  UNKNOWN_TOOL: 'no tool has that name: use a key of `tools` exactly as typed',
+  INVALID_ARGS: 'the arguments do not match `ToolArgsMap` or are not lossless JSON; the message lists what is wrong',
+  INVALID_TOOL_OUTPUT: 'the tool broke its own output declaration; not your mistake, do not retry unchanged',
+  ABORTED: 'the run was cancelled while the call ran',
+  ABORTED_BEFORE_DISPATCH: 'the run was cancelled before the call started; nothing ran',
+  TOOL_TIMEOUT: 'the tool ran past its time limit; ask for less work per call',
+  BLOCKED: 'a policy blocked the result; read the message and do not retry unchanged',
+  TOOL_FAILED: 'the tool itself failed; the message says why (a missing file, a bad pattern, …)',
+};
+
+export const CALL_ERROR_CODE_LIST = Object.keys(CALL_ERROR_CODES) as CallErrorCode[];

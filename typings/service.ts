@@ -1,0 +1,55 @@
+/**
+ * `createTypingsService`: the TypingsService code mode calls (typings, prompt,
+ * type-check), with the typings cached by a hash of the schemas.
+ */
+import type { TypecheckDiagnostic, TypingsService } from '../src/code-mode/typings-service.ts';
+import type { ToolSchema } from '../src/tool.ts';
+import { renderTypings } from './generate.ts';
+import { LruCache } from './lru.ts';
+import { fingerprint, prepareTools } from './prepare.ts';
+import { renderPrompt, type PromptLimits } from './prompt.ts';
+import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from './safe-schema.ts';
+import { createTypechecker, type TypecheckerOptions } from './typecheck.ts';
+
+export interface TypingsServiceOptions {
+  /** Bounds applied to untrusted schemas (depth 64, 5,000 nodes a schema, descriptions of 2,000 characters …). */
+  limits?: Partial<SchemaLimits>;
+  /** Typings kept, one per distinct tool set; the least recently used is dropped past it. Default 32. */
+  cacheSize?: number;
+  /** Rendered tool entries kept across tool sets (two per tool); the least recently used is dropped past it. Default 2,000. */
+  memberCacheSize?: number;
+  /** The run limits the prompt states. Default: DESIGN §7's defaults. */
+  promptLimits?: Partial<PromptLimits>;
+  /** Bounds on what a check reports (20 diagnostics of up to 2,000 characters). */
+  typecheck?: TypecheckerOptions;
+}
+
+export function createTypingsService(options: TypingsServiceOptions = {}): TypingsService {
+  const limits: SchemaLimits = { ...DEFAULT_SCHEMA_LIMITS, ...options.limits };
+  const typingsCache = new LruCache<string, Promise<string>>(options.cacheSize ?? 32);
+  const memberCache = new LruCache<string, string>(options.memberCacheSize ?? 2_000);
+  const checker = createTypechecker(options.typecheck);
+
+  function typings(schemas: readonly ToolSchema[]): Promise<string> {
+    const tools = prepareTools(schemas, limits);
+    const key = fingerprint(tools);
+    let pending = typingsCache.get(key);
+    if (pending === undefined) {
+      // The promise is cached, so concurrent callers share one generation.
+      pending = renderTypings(tools, memberCache);
+      typingsCache.set(key, pending);
+      pending.catch(() => typingsCache.delete(key));
+    }
+    return pending;
+  }
+
+  return {
+    typings,
+    async prompt(schemas) {
+      return renderPrompt(await typings(schemas), options.promptLimits);
+    },
+    async check(code: string, schemas: readonly ToolSchema[]): Promise<TypecheckDiagnostic[]> {
+      return checker.check(code, await typings(schemas));
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Text helpers for generated TypeScript: description cleaning, JSDoc blocks,
+ * property keys, and the indentation pass that stands in for prettier.
+ */
+
+export interface TextLimits {
+  /** Characters kept of one description; the rest is replaced by `…`. Default 2,000. */
+  maxDescriptionLength: number;
+}
+
+/**
+ * A description made safe for a JSDoc block: truncated first (so a 1 MB
+ * string costs nothing more), line breaks normalised, control characters
+ * blanked, `*\/` neutralised. Undefined when nothing is left.
+ */
+export function cleanDescription(raw: string, limits: TextLimits): string | undefined {
+  let text = raw;
+  if (text.length > limits.maxDescriptionLength) {
+    text = text.slice(0, limits.maxDescriptionLength);
+    // Never end on half a surrogate pair.
+    if (/[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1);
+    text += '…';
+  }
+  text = text
+    .replace(/\r\n?|[\u2028\u2029]/g, '\n')
+    .replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, ' ')
+    .replace(/\*\//g, '*\\/')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .trim();
+  return text === '' ? undefined : text;
+}
+
+/** A JSDoc block for already-cleaned text, one ` * ` line per text line. */
+export function jsdoc(text: string, indent: string): string {
+  const lines = text.split('\n').map((line) => (line === '' ? `${indent} *` : `${indent} * ${line}`));
+  return [`${indent}/**`, ...lines, `${indent} */`].join('\n');
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** A property key: bare when an identifier, else quoted; `__proto__` quoted too, so no reader mistakes it for the prototype. */
+export function propertyKey(name: string): string {
+  return IDENTIFIER.test(name) && name !== '__proto__' ? name : JSON.stringify(name);
+}
+
+/**
+ * Indents generated declarations by brace depth (two spaces a level). Braces
+ * inside string literals and JSDoc lines do not count; blank lines are dropped.
+ * Cosmetic only, and deterministic.
+ */
+export function indent(source: string, baseDepth: number): string {
+  const out: string[] = [];
+  let depth = baseDepth;
+  for (const raw of source.split('\n')) {
+    const line = raw.trimEnd();
+    if (line.trim() === '') continue;
+    if (isCommentLine(line)) {
+      out.push('  '.repeat(depth) + line);
+      continue;
+    }
+    const delta = braceDelta(line);
+    const level = line.startsWith('}') ? depth - 1 : depth;
+    out.push('  '.repeat(Math.max(level, 0)) + line);
+    depth += delta;
+  }
+  return out.join('\n');
+}
+
+function isCommentLine(line: string): boolean {
+  return line === '/**' || line.startsWith(' *');
+}
+
+function braceDelta(line: string): number {
+  let delta = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === '{') delta++;
+    else if (ch === '}') delta--;
+  }
+  return delta;
+}

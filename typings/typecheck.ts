@@ -1,0 +1,163 @@
+/**
+ * Type-checks a program body against the generated typings with the
+ * TypeScript 5 compiler API, before anything runs. Every file is virtual:
+ * TypeScript's own ES2023 lib files are read once per process and joined into
+ * one parsed lib (one file merges into the globals without cloning symbols),
+ * and a warm check reuses the previous program's source files.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type ts from 'typescript';
+import type { TypecheckDiagnostic } from '../src/code-mode/typings-service.ts';
+import { AMBIENT_GLOBALS } from './ambient.ts';
+
+export interface TypecheckerOptions {
+  /** Diagnostics returned per check; the rest are dropped. Default 20. */
+  maxDiagnostics?: number;
+  /** Characters of one diagnostic message; longer ones end in `…`. Default 2,000. */
+  maxMessageLength?: number;
+}
+
+export interface Typechecker {
+  /** Diagnostics of `code` (a program body) against `typings`, in the model's own line:column; [] when clean. */
+  check(code: string, typings: string): Promise<TypecheckDiagnostic[]>;
+}
+
+type TypeScript = typeof ts;
+
+const ROOT = '/ptc/';
+const LIB_FILE = `${ROOT}lib.es2023.d.ts`;
+const TYPINGS_FILE = `${ROOT}typings.d.ts`;
+const GLOBALS_FILE = `${ROOT}globals.d.ts`;
+const PROGRAM_FILE = `${ROOT}agent.ts`;
+/** The model's code is the body of this function; its first line is line 1 of the wrapper's second. */
+const WRAPPER_HEAD = 'async function __run() {\n';
+const WRAPPER_TAIL = '\n}\n';
+/** The ES library the sandbox offers; its `/// <reference lib>` closure is bundled. */
+const LIB_ROOT = 'es2023';
+
+let typescript: TypeScript | undefined;
+let bundledLib: ts.SourceFile | undefined;
+
+/**
+ * Loaded on first check, through `require`: importing this 9 MB CommonJS
+ * module from ESM would first scan it for named exports.
+ */
+function loadTypeScript(): TypeScript {
+  typescript ??= createRequire(import.meta.url)('typescript') as TypeScript;
+  return typescript;
+}
+
+/** The lib closure of {@link LIB_ROOT}, referenced files first, as one parsed file shared by every checker. */
+function libFile(ts: TypeScript): ts.SourceFile {
+  if (bundledLib) return bundledLib;
+  const libDir = dirname(ts.getDefaultLibFilePath({}));
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  const visit = (name: string) => {
+    if (seen.has(name)) return;
+    seen.add(name);
+    const text = readFileSync(join(libDir, `lib.${name}.d.ts`), 'utf8');
+    for (const match of text.matchAll(/^\/\/\/ <reference lib="([\w.]+)" \/>/gm)) visit(match[1]);
+    parts.push(text.replace(/^\/\/\/ <reference .*$/gm, ''));
+  };
+  visit(LIB_ROOT);
+  bundledLib = ts.createSourceFile(LIB_FILE, `/// <reference no-default-lib="true"/>\n${parts.join('\n')}`, ts.ScriptTarget.ES2023, false);
+  return bundledLib;
+}
+
+export function createTypechecker(options: TypecheckerOptions = {}): Typechecker {
+  const maxDiagnostics = options.maxDiagnostics ?? 20;
+  const maxMessageLength = options.maxMessageLength ?? 2_000;
+  let state: { ts: TypeScript; compilerOptions: ts.CompilerOptions; lib: ts.SourceFile; globals: ts.SourceFile } | undefined;
+  let typingsFile: ts.SourceFile | undefined;
+  let oldProgram: ts.Program | undefined;
+
+  function init() {
+    if (state) return state;
+    const ts = loadTypeScript();
+    const compilerOptions: ts.CompilerOptions = {
+      target: ts.ScriptTarget.ES2023,
+      // The bundled lib is a root file instead.
+      noLib: true,
+      types: [],
+      noEmit: true,
+      noResolve: true,
+      strict: true,
+      // Model-written JavaScript is fine as it is: only errors that would fail at run time.
+      noImplicitAny: false,
+      useUnknownInCatchVariables: false,
+      // The sandbox strips types, it does not transpile: enums and namespaces would not run.
+      erasableSyntaxOnly: true,
+      skipLibCheck: true,
+      skipDefaultLibCheck: true,
+    };
+    const globals = ts.createSourceFile(GLOBALS_FILE, AMBIENT_GLOBALS, ts.ScriptTarget.ES2023, false);
+    state = { ts, compilerOptions, lib: libFile(ts), globals };
+    return state;
+  }
+
+  return {
+    async check(code, typings) {
+      const { ts, compilerOptions, lib, globals } = init();
+      if (typingsFile?.text !== typings) typingsFile = ts.createSourceFile(TYPINGS_FILE, typings, ts.ScriptTarget.ES2023, false);
+      const programFile = ts.createSourceFile(PROGRAM_FILE, WRAPPER_HEAD + code + WRAPPER_TAIL, ts.ScriptTarget.ES2023, false);
+      const virtual = new Map([
+        [LIB_FILE, lib],
+        [TYPINGS_FILE, typingsFile],
+        [GLOBALS_FILE, globals],
+        [PROGRAM_FILE, programFile],
+      ]);
+      const host = compilerHost(virtual);
+      const program = ts.createProgram({ rootNames: [...virtual.keys()], options: compilerOptions, host, oldProgram });
+      oldProgram = program;
+      const found = [...program.getSyntacticDiagnostics(programFile), ...program.getSemanticDiagnostics(programFile)];
+      return found
+        .filter((d) => d.category === ts.DiagnosticCategory.Error && d.file === programFile)
+        .slice(0, maxDiagnostics)
+        .map((d) => toModelPosition(ts, d, programFile, code, maxMessageLength));
+    },
+  };
+}
+
+/** Serves the virtual files and nothing else: no path the program names is ever read. */
+function compilerHost(virtual: Map<string, ts.SourceFile>): ts.CompilerHost {
+  return {
+    getSourceFile: (fileName) => virtual.get(fileName),
+    getDefaultLibFileName: () => LIB_FILE,
+    getDefaultLibLocation: () => ROOT,
+    fileExists: (fileName) => virtual.has(fileName),
+    readFile: (fileName) => virtual.get(fileName)?.text,
+    directoryExists: (name) => name === ROOT || name === ROOT.slice(0, -1),
+    getDirectories: () => [],
+    writeFile: () => {},
+    getCurrentDirectory: () => ROOT,
+    getCanonicalFileName: (fileName) => fileName,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => '\n',
+  };
+}
+
+function toModelPosition(
+  ts: TypeScript,
+  diagnostic: ts.Diagnostic,
+  file: ts.SourceFile,
+  code: string,
+  maxMessageLength: number,
+): TypecheckDiagnostic {
+  const at = file.getLineAndCharacterOfPosition(diagnostic.start ?? 0);
+  const lines = code.split('\n');
+  let line = at.line;
+  let column = at.character + 1;
+  if (line < 1) {
+    line = 1;
+    column = 1;
+  } else if (line > lines.length) {
+    line = lines.length;
+    column = lines[line - 1].length + 1;
+  }
+  let message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+  if (message.length > maxMessageLength) message = `${message.slice(0, maxMessageLength)}…`;
+  return { line, column, code: diagnostic.code, message };
+}
