@@ -37,8 +37,12 @@ export type {
 export { defineTool } from './define-tool.ts';
 export type { ToolSpec } from './define-tool.ts';
 export { createToolRegistry } from './registry.ts';
-export type { ToolRegistryOptions } from './registry.ts';
+export type { ToolRegistryOptions, SpillOptions } from './registry.ts';
 export type { ToolEvent, NewToolEvent, ToolResultEvent, PtcDispatchEvent, PtcDispatchStartEvent, EventSink } from './events.ts';
+export { createMemoryEventSink } from './event-sinks/memory-sink.ts';
+export type { MemoryEventSink } from './event-sinks/memory-sink.ts';
+export { createJsonlEventSink } from './event-sinks/jsonl-sink.ts';
+export type { JsonlEventSink, JsonlEventSinkOptions } from './event-sinks/jsonl-sink.ts';
 export type {
   SandboxRuntime,
   SandboxRunRequest,
