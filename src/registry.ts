@@ -1,15 +1,245 @@
 /**
  * `createToolRegistry`: registration, hooks and the dispatch pipeline.
  */
-import type { EventSink } from './events.ts';
-import type { ToolRegistry } from './tool.ts';
+import type { ToolEntry } from './around-dispatch.ts';
+import { dispatch, type DispatchEnv } from './dispatch.ts';
+import type { EventSink, NewToolEvent } from './events.ts';
+import { createHookStore } from './hooks.ts';
+import { deepFreeze, LossyJsonError, snapshotJson, type JsonValue } from './json.ts';
+import { SchemaError } from './schema/schema-error.ts';
+import { checkSchemaSubset, normalizeRawSchema } from './schema/subset.ts';
+import type { JsonSchemaNode } from './schema/types.ts';
+import { createValidator } from './schema/validate.ts';
+import { resolveSpillOptions, type SpillOptions } from './spill.ts';
+import type { RegisteredTool, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
+
+export type { SpillOptions } from './spill.ts';
 
 export interface ToolRegistryOptions {
-  /** Receives `tool/result` for outer calls (and nested events from run_code). */
+  /**
+   * Receives `tool/result` for outer calls (and nested events from run_code).
+   * Each outer dispatch awaits `append` and then `flush(sessionId)` before it
+   * returns. Default: no events.
+   */
   eventSink?: EventSink;
+  /**
+   * Called when the sink's `append` or `flush` fails. The dispatch still
+   * returns its result (the call happened); the event may be lost. Default:
+   * one line on stderr naming the session, call and error (never content).
+   */
+  onSinkError?(error: unknown, event: NewToolEvent): void;
+  /**
+   * Spill projection for outer successful text results over
+   * `maxInlineBytes` (see {@link SpillOptions}). Default: off.
+   */
+  spill?: SpillOptions;
+}
+
+/** Longest `timeoutMs` a definition may set (the Node timer maximum, ~24.8 days). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+interface Registration {
+  readonly entry: ToolEntry;
+  readonly schema: ToolSchema;
+  readonly registered: RegisteredTool;
 }
 
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
-  void options;
-  throw new Error('not implemented');
+  const tools = new Map<string, Registration>();
+  const hooks = createHookStore();
+  const listeners = new Set<() => void>();
+  const spill = options.spill === undefined ? undefined : resolveSpillOptions(options.spill);
+  let sorted: ToolSchema[] | undefined;
+
+  const env: DispatchEnv = {
+    lookup: (name) => tools.get(name)?.entry,
+    hooks: hooks.current,
+    eventSink: options.eventSink,
+    spill,
+    onSinkError: options.onSinkError ?? reportSinkError,
+  };
+
+  function changed(): void {
+    sorted = undefined;
+    for (const listener of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        console.error(`ptc-executor: a registry change listener threw: ${String((error as Error)?.message ?? error)}`);
+      }
+    }
+  }
+
+  return {
+    register(definition) {
+      const registration = compile(definition);
+      const { name } = registration.entry;
+      if (tools.has(name)) {
+        throw new Error(`a tool named ${JSON.stringify(name)} is already registered: dispose it first to replace it`);
+      }
+      tools.set(name, registration);
+      changed();
+      let disposed = false;
+      return () => {
+        if (disposed) return;
+        disposed = true;
+        // A stale dispose must not remove a later registration of the same name.
+        if (tools.get(name) !== registration) return;
+        tools.delete(name);
+        changed();
+      };
+    },
+    schemas() {
+      sorted ??= [...tools.values()].map((r) => r.schema).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return sorted.slice();
+    },
+    get(name) {
+      return tools.get(name)?.registered;
+    },
+    hook(kind, hook) {
+      return hooks.add(kind, hook);
+    },
+    dispatch(request) {
+      return dispatch(env, request);
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+  };
+}
+
+function reportSinkError(error: unknown, event: NewToolEvent): void {
+  let message: string;
+  try {
+    message = error instanceof Error ? error.message : String(error);
+  } catch {
+    message = 'unreadable error';
+  }
+  console.error(
+    `ptc-executor: the event sink lost ${event.type} of session ${event.sessionId}, call ${'callId' in event ? event.callId : '?'}: ${message}`,
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Registration: check everything, collect every violation, keep a frozen copy.
+// ---------------------------------------------------------------------------
+
+function compile(definition: ToolDefinition<any, any>): Registration {
+  if (typeof definition !== 'object' || definition === null) {
+    throw new TypeError('register needs a tool definition object: build one with defineTool({...})');
+  }
+  const d = definition as unknown as Record<string, unknown>;
+  const name = d.name;
+  const label = typeof name === 'string' ? `tool ${JSON.stringify(name)}` : 'tool';
+  const problems: string[] = [];
+  if (typeof name !== 'string' || name === '') problems.push('name: must be a non-empty string');
+  if (typeof d.description !== 'string') problems.push('description: must be a string (the model reads it)');
+  if (typeof d.execute !== 'function') problems.push('execute: must be a function (args, exec) => Promise<value>');
+  if (d.isConcurrencySafe !== undefined && typeof d.isConcurrencySafe !== 'function') {
+    problems.push('isConcurrencySafe: must be a function (args) => boolean, or omitted');
+  }
+  const timeoutMs = d.timeoutMs;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)) {
+    problems.push(`timeoutMs: must be a positive integer of milliseconds up to ${MAX_TIMEOUT_MS}, or omitted`);
+  }
+  const validateArguments = d.validateArguments === true;
+  if (d.validateArguments !== undefined && typeof d.validateArguments !== 'boolean') {
+    problems.push('validateArguments: must be a boolean, or omitted');
+  }
+
+  const parameters = readSchema(d.parameters, 'parameters', validateArguments, problems);
+  if (parameters !== undefined && parameters.type !== 'object') {
+    problems.push("parameters: must be an object schema ({ type: 'object', properties, required })");
+  }
+
+  const output = d.output as Record<string, unknown> | undefined;
+  let outputSchema: JsonSchemaNode | undefined;
+  if (typeof output !== 'object' || output === null) {
+    problems.push('output: missing; every tool declares output: { schema, render(args, value) } and returns a canonical value');
+  } else {
+    outputSchema = readSchema(output.schema, 'output.schema', true, problems);
+    if (typeof output.render !== 'function') problems.push('output.render: must be a function (args, value) => ContentBlock[]');
+    if (output.presentationMeta !== undefined && typeof output.presentationMeta !== 'function') {
+      problems.push('output.presentationMeta: must be a function (args, value) => JSON, or omitted');
+    }
+  }
+  if (problems.length > 0) throw new SchemaError(problems, `definition of ${label}`);
+
+  const frozenOutput = Object.freeze({
+    schema: outputSchema!,
+    render: output!.render as ToolDefinition['output']['render'],
+    ...(output!.presentationMeta === undefined
+      ? {}
+      : { presentationMeta: output!.presentationMeta as NonNullable<ToolDefinition['output']['presentationMeta']> }),
+  });
+  const copy = Object.freeze({
+    name: name as string,
+    description: d.description as string,
+    parameters: parameters!,
+    validateArguments,
+    output: frozenOutput,
+    execute: d.execute as ToolDefinition['execute'],
+    ...(d.isConcurrencySafe === undefined ? {} : { isConcurrencySafe: d.isConcurrencySafe as (args: unknown) => boolean }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
+  }) as ToolDefinition<unknown, unknown>;
+
+  const outputValidator = createValidator(outputSchema!);
+  const argsValidator = validateArguments ? createValidator(parameters!) : undefined;
+  const entry: ToolEntry = {
+    name: copy.name,
+    definition: copy,
+    output: frozenOutput as ToolEntry['output'],
+    validateValue: (value: JsonValue) => outputValidator.validate(value, 'value'),
+    ...(argsValidator === undefined ? {} : { validateArgs: (args: JsonValue) => argsValidator.validate(args, 'arguments') }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
+  };
+  const schema: ToolSchema = Object.freeze({
+    name: copy.name,
+    description: copy.description,
+    parameters: parameters!,
+    output: outputSchema!,
+  });
+  const concurrencySafe = copy.isConcurrencySafe;
+  const registered: RegisteredTool = Object.freeze({
+    name: copy.name,
+    isConcurrencySafe(args: JsonValue): boolean {
+      if (concurrencySafe === undefined) return false;
+      try {
+        return concurrencySafe.call(copy, args) === true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  return { entry, schema, registered };
+}
+
+/**
+ * Snapshots a schema and, when `checked`, holds it to the raw subset (root
+ * decorations such as `$schema` are accepted and dropped). Unchecked
+ * (raw parameters) schemas pass through as lossless JSON.
+ */
+function readSchema(node: unknown, path: string, checked: boolean, problems: string[]): JsonSchemaNode | undefined {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) {
+    problems.push(`${path}: must be a JSON Schema object`);
+    return undefined;
+  }
+  let snap: JsonValue;
+  try {
+    snap = snapshotJson(node, path);
+  } catch (error) {
+    problems.push(error instanceof LossyJsonError ? `${error.violation.path}: ${error.violation.message}` : `${path}: could not be read`);
+    return undefined;
+  }
+  if (!checked) return deepFreeze(snap) as JsonSchemaNode;
+  const subset = { allowRootDecorations: true, root: path };
+  const violations = checkSchemaSubset(snap, subset);
+  if (violations.length > 0) {
+    problems.push(...violations);
+    return undefined;
+  }
+  return normalizeRawSchema(snap, subset);
 }

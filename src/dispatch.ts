@@ -1,0 +1,196 @@
+/**
+ * The dispatch pipeline (DESIGN §5), top to bottom:
+ * admit → resolve → snapshot+freeze arguments → validate arguments → exec →
+ * already aborted? → around-dispatch (wrappers → deadline → body → project
+ * output) → post-execute → spill (outer) → `tool/result` event (outer) → result.
+ * It never rejects: every failure is a result.
+ */
+import { randomUUID } from 'node:crypto';
+import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
+import type { EventSink, NewToolEvent } from './events.ts';
+import type { HookLists } from './hooks.ts';
+import { deepFreeze, LossyJsonError, snapshotJson, type JsonObject, type JsonValue } from './json.ts';
+import { runPostExecute } from './post-execute.ts';
+import { bind, describeThrown, failure } from './results.ts';
+import { spillResult, type SpillOptions } from './spill.ts';
+import type { AgentHandle, DispatchRequest, DispatchToken, ToolExec, ToolExecutionResult } from './tool.ts';
+
+/** What the pipeline needs from its registry. */
+export interface DispatchEnv {
+  lookup(name: string): ToolEntry | undefined;
+  hooks(): HookLists;
+  readonly eventSink: EventSink | undefined;
+  readonly spill: SpillOptions | undefined;
+  onSinkError(error: unknown, event: NewToolEvent): void;
+}
+
+/** A signal that never aborts: the default `exec.signal`. */
+const NEVER: AbortSignal = new AbortController().signal;
+
+/** Every token this process issued; `parent` must be one of them. */
+const issued = new WeakSet<object>();
+
+function newToken(): DispatchToken {
+  const token = Object.freeze(Object.create(null) as object);
+  issued.add(token);
+  return token as DispatchToken;
+}
+
+interface Ids {
+  name: string;
+  callId: string;
+  rootCallId: string;
+  sessionId: string;
+  signal: AbortSignal;
+  agent: AgentHandle | undefined;
+  parent: DispatchToken | undefined;
+}
+
+export async function dispatch(env: DispatchEnv, request: DispatchRequest): Promise<ToolExecutionResult> {
+  const ids = readRequest(request);
+  if (typeof ids === 'string') return failure('INVALID_ARGS', ids);
+  let result: ToolExecutionResult;
+  try {
+    result = await run(env, ids, request.arguments);
+  } catch (error) {
+    // Only a bug in the pipeline lands here; the promise still resolves.
+    result = failure('TOOL_FAILED', `internal error while dispatching "${ids.name}": ${describeThrown(error).message}`, 'InternalError');
+  }
+  if (ids.parent === undefined && env.eventSink !== undefined) await record(env, env.eventSink, ids, result);
+  return result;
+}
+
+async function run(env: DispatchEnv, ids: Ids, rawArguments: unknown): Promise<ToolExecutionResult> {
+  const outer = ids.parent === undefined;
+  const hooks = env.hooks();
+  const refusal = admit(hooks, ids.name, !outer);
+  if (refusal !== undefined) return failure('UNKNOWN_TOOL', refusal);
+
+  const entry = env.lookup(ids.name);
+  if (entry === undefined) {
+    return failure('UNKNOWN_TOOL', `no tool named ${JSON.stringify(ids.name)} is registered: call one of the listed tools by its exact name`);
+  }
+
+  let args: JsonObject;
+  try {
+    const snap = snapshotJson(rawArguments, 'arguments');
+    if (typeof snap !== 'object' || snap === null || Array.isArray(snap)) {
+      return failure('INVALID_ARGS', `arguments of tool "${ids.name}" must be one JSON object, such as {}`);
+    }
+    args = deepFreeze(snap) as JsonObject;
+  } catch (error) {
+    const detail = error instanceof LossyJsonError ? `${error.violation.path}: ${error.violation.message}` : describeThrown(error).message;
+    return failure('INVALID_ARGS', `arguments of tool "${ids.name}" are not lossless JSON: ${detail}`);
+  }
+  if (entry.validateArgs !== undefined) {
+    const violations = entry.validateArgs(args);
+    if (violations.length > 0) {
+      return failure('INVALID_ARGS', `arguments of tool "${ids.name}" do not match its parameters: ${violations.join('; ')}`);
+    }
+  }
+
+  const call: Call = { entry, exec: buildExec(ids, args), outer };
+  let result = ids.signal.aborted
+    ? bind(abortedBefore(ids.name), call.exec.token)
+    : await runAroundDispatch(call, hooks.execute);
+
+  let valueReplaced = false;
+  if (hooks.postExecute.length > 0) {
+    const outcome = await runPostExecute(call, hooks.postExecute, result);
+    result = outcome.result;
+    valueReplaced = outcome.valueReplaced;
+  }
+  if (outer && env.spill !== undefined && !valueReplaced && !result.isError) {
+    result = bind(await spillResult(env.spill, ids.sessionId, ids.callId, result), call.exec.token);
+  }
+  return result;
+}
+
+function buildExec(ids: Ids, args: JsonObject): ToolExec {
+  const exec: {
+    -readonly [K in keyof ToolExec]: ToolExec[K];
+  } = {
+    callId: ids.callId,
+    rootCallId: ids.rootCallId,
+    sessionId: ids.sessionId,
+    name: ids.name,
+    arguments: args,
+    token: newToken(),
+    signal: ids.signal,
+  };
+  if (ids.agent !== undefined) exec.agent = ids.agent;
+  if (ids.parent !== undefined) exec.parent = ids.parent;
+  return Object.freeze(exec);
+}
+
+function admit(hooks: HookLists, name: string, nested: boolean): string | undefined {
+  for (const hook of hooks.admit) {
+    let refusal: unknown;
+    try {
+      refusal = hook({ name, nested });
+    } catch (error) {
+      return `tool ${JSON.stringify(name)} could not be admitted (a tools/admit hook threw: ${describeThrown(error).message})`;
+    }
+    if (typeof refusal === 'string') return refusal === '' ? `tool ${JSON.stringify(name)} is not callable here` : refusal;
+  }
+  return undefined;
+}
+
+/** Reads and checks the request; returns the ids, or a message saying what is wrong. */
+function readRequest(request: DispatchRequest): Ids | string {
+  try {
+    if (typeof request !== 'object' || request === null) return 'dispatch needs a request object such as { name, arguments: {} }';
+    const { name, callId, rootCallId, sessionId, signal, agent, parent } = request;
+    if (typeof name !== 'string') return 'request.name must be the tool name, a string';
+    if (callId !== undefined && (typeof callId !== 'string' || callId === '')) return 'request.callId must be a non-empty string (or omitted)';
+    if (rootCallId !== undefined && (typeof rootCallId !== 'string' || rootCallId === '')) {
+      return 'request.rootCallId must be a non-empty string (or omitted)';
+    }
+    if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
+      return 'request.sessionId must be a non-empty string (or omitted)';
+    }
+    if (signal !== undefined && !(signal instanceof AbortSignal)) return 'request.signal must be an AbortSignal (or omitted)';
+    if (parent !== undefined && !issued.has(parent)) return 'request.parent must be the enclosing call’s exec.token (or omitted)';
+    const id = callId ?? randomUUID();
+    return {
+      name,
+      callId: id,
+      rootCallId: rootCallId ?? id,
+      sessionId: sessionId ?? 'default',
+      signal: signal ?? NEVER,
+      agent,
+      parent,
+    };
+  } catch (error) {
+    return `the dispatch request could not be read: ${describeThrown(error).message}`;
+  }
+}
+
+/**
+ * Appends the outer call's `tool/result` (never its value) and waits until
+ * the sink has it durably. A sink failure does not change the result: the
+ * caller still gets it, and `onSinkError` hears about the lost event.
+ */
+async function record(env: DispatchEnv, sink: EventSink, ids: Ids, result: ToolExecutionResult): Promise<void> {
+  const event: NewToolEvent = {
+    type: 'tool/result',
+    sessionId: ids.sessionId,
+    callId: ids.callId,
+    name: ids.name,
+    isError: result.isError,
+    content: result.content,
+  };
+  if (result.isError) event.error = result.error;
+  if (result.meta !== undefined) event.meta = result.meta as JsonValue;
+  try {
+    const appended = sink.append(event);
+    if (appended instanceof Promise) await appended;
+    if (sink.flush !== undefined) await sink.flush(ids.sessionId);
+  } catch (error) {
+    try {
+      env.onSinkError(error, event);
+    } catch {
+      // A reporter that throws must not turn a finished call into a rejection.
+    }
+  }
+}

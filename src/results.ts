@@ -1,0 +1,102 @@
+/**
+ * Result constructors and token binding (DESIGN §5). Every canonical result
+ * the pipeline makes is frozen and bound to the token of the dispatch that
+ * made it; a result bound to another token (a wrapper's cache) is
+ * re-normalised before it is trusted.
+ */
+import type { ContentBlock } from './content.ts';
+import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import type { JsonValue } from './json.ts';
+import type { DispatchToken, HookContext, ToolErrorInfo, ToolExecutionResult, ToolFailure, ToolSuccess } from './tool.ts';
+
+const boundTo = new WeakMap<object, DispatchToken>();
+
+/** Binds a (frozen) result to the dispatch that made it; returns it. */
+export function bind<R extends ToolExecutionResult>(result: R, token: DispatchToken): R {
+  boundTo.set(result, token);
+  return result;
+}
+
+/** True when `result` was made by the dispatch holding `token`. */
+export function isBoundTo(result: object, token: DispatchToken): boolean {
+  return boundTo.get(result) === token;
+}
+
+/** A frozen success. `value`, `content` and `meta` must already be frozen snapshots. */
+export function success(
+  value: JsonValue,
+  content: ContentBlock[],
+  meta: JsonValue | undefined,
+  additionalContexts?: HookContext[],
+): ToolSuccess {
+  const result: ToolSuccess = { isError: false, value, content };
+  if (meta !== undefined) result.meta = meta;
+  if (additionalContexts !== undefined) result.additionalContexts = additionalContexts;
+  return Object.freeze(result);
+}
+
+/** A frozen failure whose content is `Error: <message>`. */
+export function failure(code: ToolErrorInfo['code'], message: string, name = 'PtcError'): ToolFailure {
+  return failureWith({ message, info: { name, code } }, textBlocks(`Error: ${message}`));
+}
+
+export function failureWith(
+  error: { message: string; info?: ToolErrorInfo },
+  content: ContentBlock[],
+  additionalContexts?: HookContext[],
+): ToolFailure {
+  const info = error.info === undefined ? undefined : Object.freeze({ name: error.info.name, code: error.info.code });
+  const frozenError = Object.freeze(info === undefined ? { message: error.message } : { message: error.message, info });
+  const result: ToolFailure = { isError: true, error: frozenError, content };
+  if (additionalContexts !== undefined) result.additionalContexts = additionalContexts;
+  return Object.freeze(result);
+}
+
+/** The failure for a broken output declaration (`ToolOutputError`). */
+export function outputFailure(message: string): ToolFailure {
+  return failure('INVALID_TOOL_OUTPUT', message, 'ToolOutputError');
+}
+
+/** The failure for a body that threw: `Error: <message>`, code `TOOL_FAILED` unless it threw a coded project error. */
+export function thrownFailure(thrown: unknown): ToolFailure {
+  const { name, message, code } = describeThrown(thrown);
+  return failure(code, message, name);
+}
+
+const PROJECT_ERROR_NAMES = new Set(['PtcError', 'ToolOutputError']);
+
+/** Reads a thrown value defensively: getters and `toString` may throw. */
+export function describeThrown(thrown: unknown): { name: string; message: string; code: ErrorCode } {
+  let name = 'Error';
+  let message: string | undefined;
+  let code: ErrorCode = 'TOOL_FAILED';
+  try {
+    if (thrown instanceof Error) {
+      const n: unknown = thrown.name;
+      if (typeof n === 'string' && n !== '') name = n;
+      const m: unknown = thrown.message;
+      message = typeof m === 'string' ? m : undefined;
+      const c: unknown = (thrown as { code?: unknown }).code;
+      if (PROJECT_ERROR_NAMES.has(name) && typeof c === 'string' && isErrorCode(c)) code = c;
+    } else {
+      message = String(thrown);
+    }
+  } catch {
+    message = undefined;
+  }
+  if (message === undefined || message === '') message = 'the tool failed without a readable message';
+  return { name, message, code };
+}
+
+function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, code);
+}
+
+function textBlocks(text: string): ContentBlock[] {
+  return Object.freeze([Object.freeze({ type: 'text', text })]) as unknown as ContentBlock[];
+}
+
+/** The error code a result carries, if any. */
+export function codeOf(result: ToolExecutionResult): string | undefined {
+  return result.isError ? result.error.info?.code : undefined;
+}
