@@ -186,6 +186,11 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
         failure: { kind: 'memory', message: `the program used more than its ${limits.memoryMiB} MiB heap: process the data in smaller pieces and keep less of it in memory` },
       };
     }
+    // isolated-vm rejects the run with a rejection the program left unhandled.
+    if (error instanceof Error && typeof error.stack === 'string' && error.stack.includes(`${filename}:`)) {
+      const thrown = JSON.stringify({ message: `${error.name}: ${error.message}`, stack: error.stack });
+      return { ok: false, logs, failure: { kind: 'exception', ...describeException(thrown, filename, '(an unhandled promise rejection: await or catch it)') } };
+    }
     return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox failed while running the program; run it again' } };
   } finally {
     clearTimeout(deadline);
@@ -199,6 +204,8 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
   }
 }
+
+const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid string length)/;
 
 type Reply = { text: string } | { failure: SandboxFailure };
 
@@ -239,8 +246,12 @@ function decode(text: string, logs: string[], filename: string, maxResultBytes: 
       return { ok: false, logs, failure: { kind: 'invalid-output', message: body } };
     case 'O':
       return { ok: false, logs, failure: { kind: 'output-limit', message: body } };
-    default:
-      return { ok: false, logs, failure: { kind: 'exception', ...describeException(body, filename) } };
+    default: {
+      const described = describeException(body, filename);
+      // V8 reports these as ordinary RangeErrors, but the cause is the heap limit.
+      const kind = OUT_OF_MEMORY.test(described.message) ? 'memory' : 'exception';
+      return { ok: false, logs, failure: { kind, ...described } };
+    }
   }
 }
 

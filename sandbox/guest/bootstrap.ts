@@ -228,7 +228,11 @@ export function installGuest(
     const object = value as object;
     if (value instanceof ErrorCtor) {
       const stack = (value as Error).stack;
-      return typeof stack === 'string' ? stack : `${(value as Error).name}: ${(value as Error).message}`;
+      if (typeof stack !== 'string') return `${(value as Error).name}: ${(value as Error).message}`;
+      return stack
+        .split('\n')
+        .filter((line) => !line.includes('ptc-bootstrap.js'))
+        .join('\n');
     }
     for (let i = 0; i < seen.length; i++) if (seen[i] === object) return '[Circular]';
     const tag = reflectApply(objectToString, object, []) as string;
@@ -340,6 +344,7 @@ export function installGuest(
     settled: boolean;
   }
   const records: CallRecord[] = [];
+  const ignore = (): void => undefined;
   class ToolPromise<T> extends PromiseCtor<T> {
     #record: CallRecord | undefined;
     static override get [Symbol.species](): PromiseConstructor {
@@ -348,6 +353,8 @@ export function installGuest(
     constructor(executor: (resolve: (v: T) => void, reject: (e: unknown) => void) => void, record?: CallRecord) {
       super(executor);
       this.#record = record;
+      // An unawaited call is reported by noteForgotten, not as an unhandled rejection.
+      if (record !== undefined) reflectApply(promiseThen, this, [undefined, ignore]);
     }
     override then<A = T, B = never>(onOk?: ((v: T) => A | PromiseLike<A>) | null, onErr?: ((e: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
       if (this.#record !== undefined) this.#record.handled = true;

@@ -1,0 +1,44 @@
+import { afterAll, beforeEach, expect, it } from 'vitest';
+import { createFakeHost, resultOf } from './harness.ts';
+
+const host = createFakeHost();
+afterAll(() => host.close());
+beforeEach(() => {
+  host.calls.length = 0;
+});
+
+it.each([
+  ['undefined', 'tools.echo(undefined as any)', /takes one JSON object/],
+  ['no argument', '(tools.echo as any)()', /takes one JSON object/],
+  ['an array', 'tools.echo([] as any)', /got an array/],
+  ['an undefined key', 'tools.echo({ a: undefined })', /args\.a is undefined/],
+  ['NaN', 'tools.echo({ n: NaN })', /args\.n is NaN/],
+  ['a bigint', 'tools.echo({ b: 10n } as any)', /args\.b is a bigint/],
+  ['a cycle', '(() => { const o: any = {}; o.self = o; return tools.echo(o); })()', /args\.self is a cycle/],
+  ['a Date', 'tools.echo({ when: new Date() } as any)', /args\.when is a Date/],
+  ['a getter that throws', 'tools.echo({ get x() { throw new Error("no"); } })', /could not be read/],
+  ['a sparse array', 'tools.echo({ list: [1, , 3] })', /sparse array/],
+  ['-0', 'tools.echo({ z: -0 })', /-0/],
+])('%s is rejected inside the isolate with INVALID_ARGS and nothing is dispatched', async (_label, call, message) => {
+  const outcome = await host.run(
+    `try { await ${call}; return 'dispatched'; } catch (e) { return { isToolCallError: e instanceof ToolCallError, code: (e as ToolCallError).code, message: (e as Error).message }; }`,
+    { tools: { echo: (args) => args } },
+  );
+  const result = resultOf(outcome) as { isToolCallError: boolean; code: string; message: string };
+  expect(result.isToolCallError).toBe(true);
+  expect(result.code).toBe('INVALID_ARGS');
+  expect(result.message).toMatch(message);
+  expect(result.message).toMatch(/pass an object such as \{\}/);
+  expect(host.calls).toEqual([]);
+});
+
+it('a getter is read once: what is checked is what is sent', async () => {
+  const outcome = await host.run(
+    `let reads = 0;
+     const args = { get n() { reads++; return reads === 1 ? 1 : undefined; } };
+     const echoed = await tools.echo(args);
+     return { echoed, reads };`,
+    { tools: { echo: (args) => args } },
+  );
+  expect(resultOf(outcome)).toEqual({ echoed: { n: 1 }, reads: 1 });
+});

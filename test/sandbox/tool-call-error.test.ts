@@ -1,0 +1,36 @@
+import { afterAll, expect, it } from 'vitest';
+import { createFakeHost, failureOf, resultOf } from './harness.ts';
+
+const host = createFakeHost();
+afterAll(() => host.close());
+
+const tools = {
+  broken: () => {
+    throw new Error('disk on fire');
+  },
+};
+
+it('a failing tool rejects with a catchable ToolCallError carrying name, toolName, code, callId and message', async () => {
+  const outcome = await host.run(
+    `try { await tools.broken({ a: 1 }); return 'unreachable'; }
+     catch (e) {
+       if (!(e instanceof ToolCallError) || !(e instanceof Error)) return 'wrong class';
+       return { name: e.name, toolName: e.toolName, code: e.code, callId: e.callId, message: e.message };
+     }`,
+    { tools },
+  );
+  expect(resultOf(outcome)).toEqual({ name: 'ToolCallError', toolName: 'broken', code: 'TOOL_FAILED', callId: 'run:ptc:1', message: 'disk on fire' });
+});
+
+it('an uncaught ToolCallError fails the run with kind exception at the awaiting line, with no host stack', async () => {
+  const failure = failureOf(await host.run('const x = 1;\nawait tools.broken({});', { tools }));
+  expect(failure.kind).toBe('exception');
+  expect(failure.message).toContain('ToolCallError (TOOL_FAILED) from tools["broken"]: disk on fire (agent.ts:2:13)');
+  expect(failure.frames).toEqual(['at agent.ts:2:13']);
+  expect(JSON.stringify(failure)).not.toMatch(/node_modules|\/work\/|harness/);
+});
+
+it('ToolCallError is a read-only global the program cannot replace', async () => {
+  const outcome = await host.run('try { (globalThis as any).ToolCallError = 1 } catch {}\nreturn typeof ToolCallError');
+  expect(resultOf(outcome)).toBe('function');
+});
