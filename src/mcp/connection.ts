@@ -161,8 +161,19 @@ export class McpConnection {
     } catch (error) {
       this.clients.delete(client);
       await client.close().catch(() => undefined);
-      throw error;
+      throw this.describeConnectError(error);
     }
+  }
+
+  private describeConnectError(error: unknown): unknown {
+    if (!(error instanceof McpError)) return error;
+    if (error.code === ErrorCode.ConnectionClosed) {
+      return new Error(this.kind === 'stdio' ? 'the server process exited while connecting' : 'the connection closed while connecting');
+    }
+    if (error.code === ErrorCode.RequestTimeout) {
+      return new Error(`connecting timed out: no answer within ${this.options.connectTimeoutMs} ms`);
+    }
+    return error;
   }
 
   private createTransport(): Transport {
