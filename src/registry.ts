@@ -108,6 +108,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         listeners.delete(listener);
       };
     },
+    ...(options.eventSink === undefined ? {} : { eventSink: options.eventSink }),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ContentBlock } from './content.ts';
 import type { ErrorCode } from './errors.ts';
+import type { EventSink } from './events.ts';
 import type { FrozenJson, JsonObject, JsonValue } from './json.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
 
@@ -174,4 +175,6 @@ export interface ToolRegistry {
   dispatch(request: DispatchRequest): Promise<ToolExecutionResult>;
   /** Called after every register/dispose (typings caches listen). Returns unsubscribe. */
   onChange(listener: () => void): () => void;
+  /** The sink given at creation, if any: run_code appends its nested `tool/ptc-dispatch*` events here. */
+  readonly eventSink?: EventSink;
 }
