@@ -371,5 +371,8 @@ export class McpConnection {
 }
 
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  // fetch failures hide the reason (ECONNREFUSED, ENOTFOUND, …) in `cause`.
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
 }

@@ -76,6 +76,13 @@ describe('MCP server lifecycle', () => {
     expect(registry.get('fixture__typed')).toBeDefined();
   });
 
+  it("cancels a call that runs past the server's timeoutMs (TOOL_TIMEOUT)", async () => {
+    const { registry } = await start({ fixture: { ...fixtureConfig(), timeoutMs: 300 } });
+    const result = await call(registry, 'fixture__slow');
+    expect(result.isError && result.error.info?.code).toBe('TOOL_TIMEOUT');
+    expect(await call(registry, 'fixture__stats')).toMatchObject({ isError: false, value: { structuredContent: { cancelled: 1 } } });
+  });
+
   it('on close disposes every bridged tool and stops the stdio child', async () => {
     const { registry, bridge } = await start({ fixture: fixtureConfig() });
     const pid = pidOf(await call(registry, 'fixture__stats'));
