@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ToolSchema } from '../src/tool.ts';
-import { DEFAULT_SCHEMA_LIMITS, sanitizeSchema, type SafeNode, type SchemaLimits } from './safe-schema.ts';
+import { DEFAULT_SCHEMA_LIMITS, sanitizeSchema, totalBudget, type SafeNode, type SchemaLimits, type SharedBudget } from './safe-schema.ts';
 import { cleanDescription } from './text.ts';
 
 export interface PreparedTool {
@@ -22,17 +22,35 @@ const UNVALIDATED_PREFIX = 'Unvalidated';
 /**
  * Sorted by name (UTF-16 code units, locale-free). Entries that are not tool
  * schemas are skipped; of two tools with one name the one whose sanitised
- * form sorts first is kept, so input order never shows.
+ * form sorts first is kept. Tools are sanitised in name order, so the shared
+ * node budget, like everything else, never depends on input order.
  */
 export function prepareTools(schemas: readonly ToolSchema[] | unknown, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS): PreparedTool[] {
-  const list: unknown[] = Array.isArray(schemas) ? schemas : [];
-  const tools: { tool: PreparedTool; key: string }[] = [];
-  for (const entry of list) {
-    const tool = prepareTool(entry, limits);
-    if (tool !== undefined) tools.push({ tool, key: JSON.stringify(tool) });
+  const entries: { name: string; entry: object }[] = [];
+  for (const entry of Array.isArray(schemas) ? (schemas as unknown[]) : []) {
+    const name = nameOf(entry);
+    if (name !== undefined) entries.push({ name, entry: entry as object });
   }
-  tools.sort((a, b) => compare(a.tool.name, b.tool.name) || compare(a.key, b.key));
-  return tools.filter((t, i) => i === 0 || tools[i - 1].tool.name !== t.tool.name).map((t) => t.tool);
+  entries.sort((a, b) => compare(a.name, b.name));
+
+  const budget = totalBudget(limits);
+  const tools: PreparedTool[] = [];
+  for (let i = 0; i < entries.length; ) {
+    const name = entries[i].name;
+    let best: { tool: PreparedTool; key: string; left: number } | undefined;
+    for (; i < entries.length && entries[i].name === name; i++) {
+      const spend = { total: budget.total };
+      const tool = prepareTool(name, entries[i].entry, limits, spend);
+      if (tool === undefined) continue;
+      const key = JSON.stringify(tool);
+      if (best === undefined || key < best.key) best = { tool, key, left: spend.total };
+    }
+    if (best !== undefined) {
+      tools.push(best.tool);
+      budget.total = best.left;
+    }
+  }
+  return tools;
 }
 
 /** sha256 of the canonical JSON of the prepared tools: equal exactly when the typings are. */
@@ -40,17 +58,25 @@ export function fingerprint(tools: readonly PreparedTool[]): string {
   return createHash('sha256').update(JSON.stringify(tools)).digest('hex');
 }
 
-function prepareTool(entry: unknown, limits: SchemaLimits): PreparedTool | undefined {
+function nameOf(entry: unknown): string | undefined {
   try {
     if (typeof entry !== 'object' || entry === null) return undefined;
-    const { name, description, parameters, output } = entry as Record<string, unknown>;
-    if (typeof name !== 'string') return undefined;
+    const name = (entry as Record<string, unknown>).name;
+    return typeof name === 'string' ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function prepareTool(name: string, entry: object, limits: SchemaLimits, budget: SharedBudget): PreparedTool | undefined {
+  try {
+    const { description, parameters, output } = entry as Record<string, unknown>;
     const text = typeof description === 'string' ? cleanDescription(description, limits) : undefined;
     return {
       name,
       ...(text === undefined ? {} : { description: text }),
-      args: sanitizeSchema(parameters, limits),
-      output: sanitizeSchema(output, limits),
+      args: sanitizeSchema(parameters, limits, budget),
+      output: sanitizeSchema(output, limits, budget),
       unvalidatedOutput: isUnvalidated(output),
     };
   } catch {

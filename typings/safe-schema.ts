@@ -26,8 +26,13 @@ export interface SafeNode {
 export interface SchemaLimits extends TextLimits {
   /** Nesting depth kept; deeper nodes become `JsonValue`. Default 64. */
   maxDepth: number;
-  /** Nodes kept per schema; past it every further node becomes `JsonValue`. Default 5,000. */
+  /**
+   * Nodes kept per schema; past it the rest degrades (further properties are
+   * dropped and their object left open to any extra JSON key). Default 1,000.
+   */
   maxNodes: number;
+  /** Nodes kept over all the schemas of one tool set; past it the same degradation applies. Default 10,000. */
+  maxTotalNodes: number;
   /** `enum` members and `oneOf` branches kept; a longer list degrades the node. Default 256. */
   maxMembers: number;
   /** Characters of a string literal (`enum`/`const`); a longer one degrades the node. Default 256. */
@@ -36,7 +41,8 @@ export interface SchemaLimits extends TextLimits {
 
 export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = {
   maxDepth: 64,
-  maxNodes: 5_000,
+  maxNodes: 1_000,
+  maxTotalNodes: 10_000,
   maxMembers: 256,
   maxLiteralLength: 256,
   maxDescriptionLength: 2_000,
@@ -47,14 +53,41 @@ const TYPES = new Set([...SCALARS, 'array', 'object']);
 
 type Literal = string | number | boolean | null;
 
-/** A fresh, bounded copy of `input` (a JSON Schema node of any provenance). */
-export function sanitizeSchema(input: unknown, limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS): SafeNode {
-  const budget = { nodes: 0 };
-  return node(input, 0, limits, budget);
+/** Nodes left to spend over a whole tool set (see `sanitizeSchema`). */
+export interface SharedBudget {
+  total: number;
 }
 
-function node(input: unknown, depth: number, limits: SchemaLimits, budget: { nodes: number }): SafeNode {
-  if (depth > limits.maxDepth || ++budget.nodes > limits.maxNodes) return { tsType: 'JsonValue' };
+export function totalBudget(limits: SchemaLimits): SharedBudget {
+  return { total: limits.maxTotalNodes };
+}
+
+/** Nodes left to spend in this schema, and in the tool set. */
+interface Budget {
+  nodes: number;
+  shared: SharedBudget;
+}
+
+/**
+ * A fresh, bounded copy of `input` (a JSON Schema node of any provenance).
+ * `shared` is spent across calls: pass one `totalBudget` to every schema of a tool set.
+ */
+export function sanitizeSchema(
+  input: unknown,
+  limits: SchemaLimits = DEFAULT_SCHEMA_LIMITS,
+  shared: SharedBudget = totalBudget(limits),
+): SafeNode {
+  return node(input, 0, limits, { nodes: limits.maxNodes, shared });
+}
+
+function exhausted(budget: Budget): boolean {
+  return budget.nodes <= 0 || budget.shared.total <= 0;
+}
+
+function node(input: unknown, depth: number, limits: SchemaLimits, budget: Budget): SafeNode {
+  if (depth > limits.maxDepth || exhausted(budget)) return { tsType: 'JsonValue' };
+  budget.nodes--;
+  budget.shared.total--;
   try {
     if (!isRecord(input)) return { tsType: 'JsonValue' };
     const description = describe(input, limits);
@@ -66,7 +99,7 @@ function node(input: unknown, depth: number, limits: SchemaLimits, budget: { nod
   }
 }
 
-function shapeOf(input: Record<string, unknown>, depth: number, limits: SchemaLimits, budget: { nodes: number }): SafeNode {
+function shapeOf(input: Record<string, unknown>, depth: number, limits: SchemaLimits, budget: Budget): SafeNode {
   if (own(input, '$ref') !== undefined) return { tsType: 'JsonValue' };
 
   const branches = own(input, 'oneOf') ?? own(input, 'anyOf');
@@ -94,7 +127,7 @@ function typed(
   type: string,
   depth: number,
   limits: SchemaLimits,
-  budget: { nodes: number },
+  budget: Budget,
 ): SafeNode {
   if (SCALARS.has(type)) return { type: type as SafeNode['type'] };
   if (type === 'array') {
@@ -104,14 +137,19 @@ function typed(
   return objectNode(input, depth, limits, budget);
 }
 
-function objectNode(input: Record<string, unknown>, depth: number, limits: SchemaLimits, budget: { nodes: number }): SafeNode {
-  const open = own(input, 'additionalProperties') !== false;
+function objectNode(input: Record<string, unknown>, depth: number, limits: SchemaLimits, budget: Budget): SafeNode {
+  let open = own(input, 'additionalProperties') !== false;
   const source = own(input, 'properties');
   const keys = isRecord(source) ? Object.keys(source) : [];
   if (keys.length === 0) return { tsType: open ? 'JsonObject' : 'Record<string, never>' };
 
   const properties: Record<string, SafeNode> = Object.create(null);
   for (const key of keys) {
+    if (exhausted(budget)) {
+      // The dropped keys stay allowed: as any JSON.
+      open = true;
+      break;
+    }
     // defineProperty: a key such as `__proto__` must stay an ordinary own key.
     Object.defineProperty(properties, key, {
       value: node((source as Record<string, unknown>)[key], depth + 1, limits, budget),
