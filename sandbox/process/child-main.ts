@@ -18,7 +18,8 @@ let runtime: SandboxRuntime | undefined;
 const runs = new Map<number, ActiveRun>();
 
 function send(message: ChildMessage): void {
-  if (process.connected) process.send?.(message);
+  // A failed send means the parent is gone; 'disconnect' ends this process.
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 }
 
 // The parent is gone (closed or killed): nothing may outlive it.

@@ -19,6 +19,8 @@ export interface SandboxChildEvents {
   onExit(child: SandboxChild, reason: string): void;
   /** A run ended and its slot is free. */
   onRunEnd(child: SandboxChild): void;
+  /** The child takes no more runs and dies when its last run ends: replace it now. */
+  onRetire(child: SandboxChild): void;
 }
 
 interface InFlightRun {
@@ -31,6 +33,10 @@ interface InFlightRun {
 }
 
 let nextRunId = 1;
+// The host disposed the isolate, but a builtin looping in C++ (such as
+// `new Array(2e8).fill(0)`) may keep running on its thread, burning CPU and
+// memory: only the process's death ends it for sure.
+const retiringKinds: ReadonlySet<SandboxFailure['kind']> = new Set(['timeout', 'memory', 'crashed']);
 // Loading isolated-vm and warming isolates blocks a new child for a while.
 const startupTimeoutMs = 30_000;
 
@@ -40,7 +46,7 @@ export class SandboxChild {
   readonly #process: ChildProcess;
   readonly #runs = new Map<number, InFlightRun>();
   readonly #heartbeat: NodeJS.Timeout;
-  #state: 'starting' | 'ready' | 'dead' = 'starting';
+  #state: 'starting' | 'ready' | 'retiring' | 'dead' = 'starting';
   #lastAnswerAt = Date.now();
   #pingSeq = 0;
   #startupError = '';
@@ -235,7 +241,19 @@ export class SandboxChild {
     run.request.signal.removeEventListener('abort', run.onAbort);
     if (this.#runs.size === 0 && this.#state === 'ready') this.#hold(false);
     run.resolve(outcome);
-    if (this.#state !== 'dead') this.#events.onRunEnd(this);
+    if (this.#state === 'dead') return;
+    if (!outcome.ok && retiringKinds.has(outcome.failure.kind)) this.#retire();
+    if (this.#state === 'retiring' && this.#runs.size === 0) {
+      this.kill('the sandbox process was retired during the run; run it again');
+      return;
+    }
+    this.#events.onRunEnd(this);
+  }
+
+  #retire(): void {
+    if (this.#state !== 'ready') return;
+    this.#state = 'retiring';
+    this.#events.onRetire(this);
   }
 
   #failAll(message: string, culprit?: { runId: number; failure: SandboxFailure }): void {

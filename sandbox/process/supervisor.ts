@@ -14,6 +14,8 @@ export class Supervisor {
   readonly #options: ResolvedProcessRuntimeOptions;
   readonly #onSlotFree: () => void;
   readonly #slots: SandboxChild[] = [];
+  /** Every process not yet exited, retiring ones included. */
+  readonly #live = new Set<SandboxChild>();
   readonly #everReady = new WeakSet<SandboxChild>();
   #readyWaiters: Array<{ resolve(): void; reject(error: Error): void }> = [];
   #startupFailures = 0;
@@ -36,11 +38,13 @@ export class Supervisor {
   }
 
   get busy(): number {
-    return this.#slots.reduce((sum, child) => sum + child.runs, 0);
+    let busy = 0;
+    for (const child of this.#live) busy += child.runs;
+    return busy;
   }
 
   processes(): Array<{ pid: number; ready: boolean; runs: number }> {
-    return this.#slots.filter((child) => child.alive).map((child) => ({ pid: child.pid, ready: child.ready, runs: child.runs }));
+    return [...this.#live].map((child) => ({ pid: child.pid, ready: child.ready, runs: child.runs }));
   }
 
   /** The ready child with room and the fewest runs. */
@@ -63,11 +67,11 @@ export class Supervisor {
     for (const timer of this.#respawns) clearTimeout(timer);
     this.#respawns.clear();
     this.#settleReady(new Error('the sandbox runtime closed before its processes were ready'));
-    await Promise.all(this.#slots.map((child) => child.terminate(message)));
+    await Promise.all([...this.#live].map((child) => child.terminate(message)));
   }
 
   #spawn(index: number): SandboxChild {
-    return new SandboxChild(this.#options, {
+    const child: SandboxChild = new SandboxChild(this.#options, {
       onReady: (child) => {
         this.#everReady.add(child);
         this.#startupFailures = 0;
@@ -75,8 +79,18 @@ export class Supervisor {
         this.#onSlotFree();
       },
       onRunEnd: () => this.#onSlotFree(),
-      onExit: (child, reason) => this.#replace(index, child, reason),
+      onRetire: () => {
+        if (this.#closed || this.#slots[index] !== child) return;
+        this.#restarts++;
+        this.#slots[index] = this.#spawn(index);
+      },
+      onExit: (_, reason) => {
+        this.#live.delete(child);
+        this.#replace(index, child, reason);
+      },
     });
+    this.#live.add(child);
+    return child;
   }
 
   #replace(index: number, child: SandboxChild, reason: string): void {
