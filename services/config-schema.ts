@@ -94,7 +94,7 @@ export const CONFIG_FILE_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       required: ['maxInlineBytes'],
-      properties: { maxInlineBytes: positiveInt },
+      properties: { maxInlineBytes: { type: 'integer', minimum: 512 } },
     },
     auth: {
       type: 'object',

@@ -1,0 +1,43 @@
+# ptc-executor service image.
+#
+# No compile step: Node 24 runs the TypeScript sources directly (type
+# stripping), exactly as the tests run them, and the sandbox reads its guest
+# bootstrap (sandbox/guest/*.ts) as source at run time, so shipping the
+# sources is simpler and more faithful than shipping dist/. isolated-vm
+# installs from its bundled prebuilt binary (linux x64/arm64, glibc): no
+# compiler is needed.
+#
+#   docker build -t ptc-executor .
+#   docker run -p 7700:7700 -e PTC_TOKEN=$(openssl rand -hex 32) -v ptc-data:/data ptc-executor
+#
+# The container binds 0.0.0.0, so it refuses to start without PTC_TOKEN.
+
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-slim
+ENV NODE_ENV=production \
+    PTC_HOST=0.0.0.0 \
+    PTC_PORT=7700 \
+    PTC_WORKSPACE=/data/workspace \
+    PTC_DATA=/data/ptc
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY src ./src
+COPY sandbox ./sandbox
+COPY typings ./typings
+COPY services ./services
+RUN mkdir -p /data && chown node:node /data
+# The image's unprivileged user (uid 1000); nothing under /app is writable by it.
+USER node
+VOLUME ["/data"]
+EXPOSE 7700
+# /healthz needs no token. node -e avoids installing curl in a slim image.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PTC_PORT || 7700) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# SIGTERM drains in-flight runs (shutdownGraceMs, default 10 s): give docker stop more than that.
+STOPSIGNAL SIGTERM
+CMD ["node", "--no-node-snapshot", "services/cli.ts", "serve"]

@@ -1,0 +1,90 @@
+/**
+ * One outer call as the HTTP routes make it: dispatch through the registry
+ * with a cancellable signal, observe the call's events (and live log lines)
+ * as they are appended, and shape the response body.
+ */
+import { performance } from 'node:perf_hooks';
+import type { ToolEvent } from '../src/events.ts';
+import type { JsonValue } from '../src/json.ts';
+import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
+import type { ContentBlock } from '../src/content.ts';
+import type { PtcMetrics, RunKind } from './metrics.ts';
+import { withRunContext } from './run-context.ts';
+import type { TrackedRun } from './run-tracker.ts';
+import { rootOf, type EventListener, type SessionEventReader } from './session-store.ts';
+
+/** The body of POST /v1/run and POST /v1/tools/:name (and the SSE `result` event). */
+export interface CallResponse {
+  callId: string;
+  sessionId: string;
+  isError: boolean;
+  value?: JsonValue;
+  content: ContentBlock[];
+  error?: { message: string; info?: { name: string; code: string } };
+  meta?: JsonValue;
+  events: ToolEvent[];
+  stats: { wallMs: number; calls: number };
+}
+
+/** What the routes need of a session store: reading, and (for live events) watching. */
+export type SessionSource = SessionEventReader & {
+  watch?(rootCallId: string, listener: EventListener): () => void;
+};
+
+export interface CallDeps {
+  registry: ToolRegistry;
+  sessions: SessionSource;
+  metrics?: PtcMetrics;
+}
+
+export interface CallRequest {
+  kind: RunKind;
+  name: string;
+  arguments: unknown;
+  sessionId: string;
+  run: TrackedRun;
+}
+
+export interface CallObserver {
+  onEvent?(event: ToolEvent): void;
+  onLog?(line: string): void;
+}
+
+export async function executeCall(deps: CallDeps, request: CallRequest, observer: CallObserver = {}): Promise<CallResponse> {
+  const { registry, sessions, metrics } = deps;
+  const { run, sessionId } = request;
+  const callId = run.callId;
+  const events: ToolEvent[] = [];
+  let calls = 0;
+  const unwatch = sessions.watch?.(callId, (event) => {
+    if (event.sessionId !== sessionId) return;
+    events.push(event);
+    if (event.type === 'tool/ptc-dispatch') {
+      calls++;
+      metrics?.nestedCall(event.name, event.isError ? (event.error?.code ?? 'error') : 'ok');
+    }
+    observer.onEvent?.(event);
+  });
+  metrics?.runStarted();
+  const started = performance.now();
+  let result: ToolExecutionResult;
+  try {
+    result = await withRunContext({ onLog: (line) => observer.onLog?.(line) }, () =>
+      registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal }),
+    );
+  } finally {
+    unwatch?.();
+  }
+  const wallMs = Math.round((performance.now() - started) * 100) / 100;
+  metrics?.runFinished(request.kind, result, wallMs / 1000);
+  if (unwatch === undefined) {
+    const stored = await sessions.read(sessionId);
+    for (const event of stored) if (rootOf(event) === callId) events.push(event);
+    calls = events.filter((event) => event.type === 'tool/ptc-dispatch').length;
+  }
+  const body: CallResponse = { callId, sessionId, isError: result.isError, content: result.content, events, stats: { wallMs, calls } };
+  if (result.isError) body.error = result.error;
+  else body.value = result.value;
+  if (result.meta !== undefined) body.meta = result.meta;
+  return body;
+}

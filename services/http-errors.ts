@@ -1,0 +1,130 @@
+/**
+ * The service's HTTP error catalogue and its one error handler. Every error
+ * response is `{statusCode, code, error, message}`; no host stack or path
+ * ever reaches a client. Tool failures are not here: a failed run or tool
+ * call is a 200 with `isError: true` and a code from src/errors.ts.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export const HTTP_ERROR_CODES = {
+  INVALID_REQUEST: { status: 400, fix: 'Fix the field the message names; the OpenAPI document at /docs/json has every schema.' },
+  INVALID_JSON: { status: 400, fix: 'Send a well-formed JSON body with `content-type: application/json`.' },
+  UNAUTHORIZED: { status: 401, fix: 'Send `authorization: Bearer <token>` with the token the server was started with (PTC_TOKEN).' },
+  NOT_FOUND: { status: 404, fix: 'Check the method and path against /docs/json.' },
+  RUN_NOT_FOUND: { status: 404, fix: 'Nothing to cancel: the run already ended or never started under that callId.' },
+  CALL_ID_IN_USE: { status: 409, fix: 'Use a fresh callId, or omit it to get a random one.' },
+  BODY_TOO_LARGE: { status: 413, fix: 'Send a smaller body (shorter code or arguments), or raise bodyLimit in the config.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'Send the body as `content-type: application/json`.' },
+  RATE_LIMITED: { status: 429, fix: 'Wait for the number of seconds in Retry-After, then retry.' },
+  TOO_MANY_RUNS: { status: 429, fix: 'Wait for one of your runs to finish (Retry-After), or raise maxConcurrentRunsPerClient.' },
+  INTERNAL: { status: 500, fix: 'A server bug: the server log has the details.' },
+  UNDER_PRESSURE: { status: 503, fix: 'The server is overloaded: retry after Retry-After seconds.' },
+  NOT_READY: { status: 503, fix: 'The sandbox is starting or the server is shutting down: retry shortly.' },
+} as const;
+
+export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;
+
+/** Thrown by handlers and hooks; rendered by {@link sendError}. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  readonly code: HttpErrorCode;
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  constructor(code: HttpErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.code = code;
+    this.statusCode = HTTP_ERROR_CODES[code].status;
+    this.headers = headers;
+  }
+}
+
+export interface ErrorBody {
+  statusCode: number;
+  code: string;
+  error: string;
+  message: string;
+}
+
+export function errorBody(statusCode: number, code: string, message: string): ErrorBody {
+  return { statusCode, code, error: STATUS_CODES[statusCode] ?? 'Error', message };
+}
+
+/** The JSON schema of an error response (for route schemas and OpenAPI). */
+export const ERROR_RESPONSE_SCHEMA = {
+  type: 'object',
+  properties: {
+    statusCode: { type: 'integer' },
+    code: { type: 'string' },
+    error: { type: 'string' },
+    message: { type: 'string' },
+  },
+  required: ['statusCode', 'code', 'error', 'message'],
+} as const;
+
+interface AjvLikeError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Maps any error to the catalogue; unknown errors become a bare 500 (details only in the log). */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  const e = error as Partial<FastifyError> & { validation?: AjvLikeError[]; validationContext?: string };
+  if (Array.isArray(e.validation)) return new HttpError('INVALID_REQUEST', describeValidation(e.validation, e.validationContext ?? 'body'));
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new HttpError('BODY_TOO_LARGE', 'the request body is larger than the server accepts: send a smaller body');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new HttpError('UNSUPPORTED_MEDIA_TYPE', 'the body has an unsupported content type: send application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new HttpError('INVALID_JSON', 'the body is empty but content-type is application/json: send a JSON object such as {"code": "return 1"}');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new HttpError('INVALID_JSON', 'the body is not valid JSON: send one JSON object');
+  }
+  if (e.statusCode === 400 && error instanceof SyntaxError) {
+    return new HttpError('INVALID_JSON', 'the body is not valid JSON: send one JSON object');
+  }
+  if (e.statusCode === 404) return new HttpError('NOT_FOUND', 'no such route: check the method and path against /docs/json');
+  if (e.statusCode === 503) return new HttpError('NOT_READY', 'the server is not accepting requests right now: retry shortly');
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return Object.assign(new HttpError('INVALID_REQUEST', typeof e.message === 'string' ? e.message : 'bad request'), {
+      statusCode: e.statusCode,
+    });
+  }
+  return new HttpError('INTERNAL', 'internal error: the server log has the details');
+}
+
+/** `body.sessionId must match ...`, `body has unknown field "x": remove it`. */
+export function describeValidation(errors: AjvLikeError[], context: string): string {
+  return errors
+    .map((error) => {
+      const where = context + error.instancePath.replaceAll('/', '.');
+      switch (error.keyword) {
+        case 'required':
+          return `${where}.${String(error.params.missingProperty)} is required`;
+        case 'additionalProperties':
+          return `${where} has unknown field "${String(error.params.additionalProperty)}": remove it`;
+        case 'pattern':
+          return `${where} has characters that are not allowed: use 1-128 letters, digits, "_" or "-"`;
+        case 'type':
+          return `${where} must be ${String(error.params.type)}`;
+        default:
+          return `${where} ${error.message ?? 'is invalid'}`;
+      }
+    })
+    .join('; ');
+}
+
+/** Fastify error handler: logs server faults, answers with the catalogue shape. */
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const mapped = toHttpError(error);
+  if (mapped.statusCode >= 500 && mapped.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+  for (const [name, value] of Object.entries(mapped.headers)) reply.header(name, value);
+  const retryAfter = reply.getHeader('retry-after');
+  if ((mapped.statusCode === 429 || mapped.statusCode === 503) && retryAfter === undefined) reply.header('retry-after', '1');
+  return reply.code(mapped.statusCode).type('application/json; charset=utf-8').send(errorBody(mapped.statusCode, mapped.code, mapped.message));
+}

@@ -1,0 +1,91 @@
+/**
+ * Prometheus metrics (prom-client), on a registry of their own so several
+ * servers (or a host's own metrics) never collide.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ToolExecutionResult } from '../src/tool.ts';
+import type { SandboxPoolStatus } from '../src/sandbox-runtime.ts';
+
+/** `code` for POST /v1/run, `tool` for POST /v1/tools/:name. */
+export type RunKind = 'code' | 'tool';
+
+export interface PtcMetrics {
+  readonly registry: Registry;
+  runStarted(): void;
+  /** Records a finished outer call: counts it by kind and outcome, and its duration. */
+  runFinished(kind: RunKind, result: ToolExecutionResult, seconds: number): void;
+  nestedCall(tool: string, outcome: string): void;
+  /** The text exposition format, and its content type. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface MetricsOptions {
+  /** Pool status for the `ptc_pool_*` gauges (the sandbox runtime's `status`). */
+  poolStatus?: () => SandboxPoolStatus;
+  /** Also export Node's process metrics (heap, RSS, event loop lag). Default true. */
+  processMetrics?: boolean;
+}
+
+const FAILURE_KIND = /^code run failed \(([a-z-]+)\)/;
+
+/** `ok`, a sandbox failure kind (`timeout`, `syntax`, …) or an error code in lower case. */
+export function outcomeOf(result: ToolExecutionResult): string {
+  if (!result.isError) return 'ok';
+  const kind = FAILURE_KIND.exec(result.error.message)?.[1];
+  if (kind !== undefined) return kind;
+  return (result.error.info?.code ?? 'error').toLowerCase();
+}
+
+export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const runs = new Counter({
+    name: 'ptc_runs_total',
+    help: 'Outer calls served: kind code (POST /v1/run) or tool (POST /v1/tools/:name), by outcome (ok, failure kind or error code).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'ptc_run_duration_seconds',
+    help: 'Wall time of outer calls, seconds.',
+    labelNames: ['kind'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600],
+    registers: [registry],
+  });
+  const inFlight = new Gauge({ name: 'ptc_runs_in_flight', help: 'Outer calls running now.', registers: [registry] });
+  const nested = new Counter({
+    name: 'ptc_nested_calls_total',
+    help: 'Tool calls made by programs, by tool and outcome (ok or error code).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
+  const pool = options.poolStatus;
+  if (pool !== undefined) {
+    const gauge = (name: string, help: string, field: keyof SandboxPoolStatus) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(pool()[field]);
+        },
+      });
+    gauge('ptc_pool_children', 'Sandbox child processes alive.', 'children');
+    gauge('ptc_pool_busy', 'Sandbox slots running a program.', 'busy');
+    gauge('ptc_pool_queued', 'Runs waiting for a sandbox slot.', 'queued');
+    gauge('ptc_pool_restarts', 'Sandbox children replaced since start (crash, hang or memory ceiling).', 'restarts');
+  }
+  return {
+    registry,
+    runStarted: () => inFlight.inc(),
+    runFinished(kind, result, seconds) {
+      inFlight.dec();
+      runs.inc({ kind, outcome: outcomeOf(result) });
+      duration.observe({ kind }, seconds);
+    },
+    nestedCall: (tool, outcome) => nested.inc({ tool, outcome }),
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

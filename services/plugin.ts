@@ -1,0 +1,66 @@
+/**
+ * The service's routes as one Fastify plugin: `ptc serve` registers it on a
+ * fresh instance, and a Node host registers it on its own instance with its
+ * own registry and code mode:
+ *
+ *   app.register(ptcPlugin, { registry, codeMode, sessions });
+ *
+ * The plugin keeps Fastify's encapsulation (no `skip-override`): its strict
+ * body validator (no coercion, unknown fields refused), its error handler and
+ * its auth hook apply to its own routes only and never change the host's.
+ * A `prefix` works as for any plugin.
+ */
+import { Ajv } from 'ajv';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { SandboxPoolStatus } from '../src/sandbox-runtime.ts';
+import type { ToolRegistry } from '../src/tool.ts';
+import { createBearerAuth } from './auth.ts';
+import type { SessionSource } from './call-runner.ts';
+import { sendError } from './http-errors.ts';
+import type { PtcMetrics } from './metrics.ts';
+import { registerCallRoutes } from './routes-calls.ts';
+import { registerInfoRoutes } from './routes-info.ts';
+import { createRunTracker, type RunTracker } from './run-tracker.ts';
+
+/** What the routes need of a code mode (`createCodeMode(...)` has it). */
+export interface PromptSource {
+  typings(): Promise<string>;
+  prompt(): Promise<string>;
+}
+
+export interface PtcPluginOptions {
+  registry: ToolRegistry;
+  codeMode: PromptSource;
+  /**
+   * Where session events are read (`GET /v1/sessions/:id/events`). A store
+   * from `createSessionStore` (also the registry's event sink) gives live
+   * SSE events and each call's `events` without re-reading the log.
+   */
+  sessions: SessionSource;
+  /** Serves `GET /metrics` and counts runs and nested calls. Default: no metrics route. */
+  metrics?: PtcMetrics;
+  /** Bearer token required on every route of the plugin except the probes. Default: none. */
+  auth?: { token: string };
+  /** For `/readyz` (ready once `ready()` resolved). Default: always ready. */
+  runtime?: { ready(): Promise<void>; status(): SandboxPoolStatus };
+  /** Calls in flight, shared with the host for shutdown. Default: a tracker of the plugin's own. */
+  runs?: RunTracker;
+  /** Calls in flight per client (by IP) when `runs` is not given. Default 32; past it 429. */
+  maxConcurrentRunsPerClient?: number;
+  /** Body limit of the POST routes, bytes. Default: the instance's (Fastify: 1 MiB); past it 413. */
+  bodyLimit?: number;
+  /** While true, new calls get 503 and `/readyz` fails. Default: never. */
+  isShuttingDown?: () => boolean;
+}
+
+const strictBodies = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false });
+const coercedParams = new Ajv({ coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+
+export const ptcPlugin: FastifyPluginAsync<PtcPluginOptions> = async (app: FastifyInstance, options) => {
+  const runs = options.runs ?? createRunTracker({ maxPerClient: options.maxConcurrentRunsPerClient });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictBodies : coercedParams).compile(schema));
+  app.setErrorHandler(sendError);
+  if (options.auth !== undefined) app.addHook('onRequest', createBearerAuth(options.auth.token));
+  registerCallRoutes(app, { ...options, runs });
+  registerInfoRoutes(app, options);
+};

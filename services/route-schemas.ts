@@ -1,0 +1,127 @@
+/**
+ * Route JSON schemas: they validate requests (bodies closed, unknown fields
+ * refused) and produce the OpenAPI document at /docs/json.
+ */
+import type {} from '@fastify/swagger';
+import { ERROR_RESPONSE_SCHEMA } from './http-errors.ts';
+
+/** Session ids and call ids: nothing outside this set ever reaches a file name. */
+export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+export const ID_REGEXP = new RegExp(ID_PATTERN);
+
+const id = (description: string) => ({ type: 'string', pattern: ID_PATTERN, description }) as const;
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSE_SCHEMA]));
+
+const looseObject = { type: 'object', additionalProperties: true } as const;
+
+const CALL_RESPONSE = {
+  type: 'object',
+  required: ['callId', 'sessionId', 'isError', 'content', 'events', 'stats'],
+  properties: {
+    callId: { type: 'string' },
+    sessionId: { type: 'string' },
+    isError: { type: 'boolean' },
+    value: { description: 'The canonical value (absent on failure). For run_code: {logs, result?}.' },
+    content: { type: 'array', items: looseObject, description: 'What a model reads: MCP content blocks.' },
+    error: {
+      type: 'object',
+      additionalProperties: true,
+      properties: {
+        message: { type: 'string' },
+        info: { type: 'object', additionalProperties: true, properties: { name: { type: 'string' }, code: { type: 'string' } } },
+      },
+    },
+    meta: { description: 'Presentation metadata (direct tool calls only).' },
+    events: { type: 'array', items: looseObject, description: "This call's durable events, in order." },
+    stats: {
+      type: 'object',
+      properties: {
+        wallMs: { type: 'number', description: 'Wall time of the call, ms.' },
+        calls: { type: 'integer', description: 'Nested tool calls the program made.' },
+      },
+    },
+  },
+} as const;
+
+export const RUN_SCHEMA = {
+  summary: 'Run a program (run_code)',
+  description:
+    'Runs `code` as the body of an async function with `tools.<name>(args)` in scope. A failing program is still a 200 with `isError: true`. With `Accept: text/event-stream` the response is SSE: `ptc-dispatch-start`, `ptc-dispatch`, `log` (each console line), then `result` (this body). Closing the connection cancels the run.',
+  tags: ['runs'],
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['code'],
+    properties: {
+      code: { type: 'string', minLength: 1, description: 'The program (TypeScript or JavaScript).' },
+      description: { type: 'string', maxLength: 1000, description: 'What the program does, for logs and events. Default "HTTP run".' },
+      sessionId: id('Session whose event log receives the events. Default "default".'),
+      callId: id('Id of this run (for DELETE /v1/runs/:callId). Default: a random UUID.'),
+      timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000, description: 'Wall-time limit, ms. Default: the server limit (30,000).' },
+    },
+  },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+} as const;
+
+export const TOOL_CALL_SCHEMA = {
+  summary: 'Call one tool directly',
+  description: 'One outer dispatch; presentationMeta and spill apply. In `code` mode only run_code is directly callable.',
+  tags: ['tools'],
+  params: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 256 } }, required: ['name'] },
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      arguments: { type: 'object', description: 'The tool arguments. Default {}.' },
+      sessionId: id('Default "default".'),
+      callId: id('Default: a random UUID.'),
+    },
+  },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+} as const;
+
+export const CANCEL_SCHEMA = {
+  summary: 'Cancel a running call',
+  tags: ['runs'],
+  params: { type: 'object', properties: { callId: id('The callId of a running call.') }, required: ['callId'] },
+  response: {
+    202: { type: 'object', properties: { callId: { type: 'string' }, cancelled: { type: 'boolean' } } },
+    ...errors(400, 401, 404),
+  },
+} as const;
+
+export const EVENTS_SCHEMA = {
+  summary: "Read a session's durable events",
+  tags: ['sessions'],
+  params: { type: 'object', properties: { id: id('The session id.') }, required: ['id'] },
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { after: { type: 'integer', minimum: 0, default: 0, description: 'Only events with a greater seq.' } },
+  },
+  response: { 200: { type: 'object', properties: { events: { type: 'array', items: looseObject } } }, ...errors(400, 401) },
+} as const;
+
+export const TOOLS_SCHEMA = {
+  summary: 'List the tools (model-visible schemas)',
+  tags: ['tools'],
+  response: { 200: { type: 'object', properties: { tools: { type: 'array', items: looseObject } } }, ...errors(401) },
+} as const;
+
+export const TYPINGS_SCHEMA = {
+  summary: 'The TypeScript declarations the model is shown',
+  description: 'text/plain; supports ETag / If-None-Match (304).',
+  tags: ['tools'],
+  produces: ['text/plain'],
+} as const;
+
+export const PROMPT_SCHEMA = {
+  summary: 'The model-facing instructions and typings (markdown)',
+  tags: ['tools'],
+  produces: ['text/markdown'],
+} as const;
+
+export const PROBE_SCHEMA = {
+  tags: ['health'],
+  response: { 200: { type: 'object', properties: { status: { type: 'string' } } }, ...errors(503) },
+} as const;

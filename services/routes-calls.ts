@@ -1,0 +1,117 @@
+/**
+ * The routes that dispatch: POST /v1/run, POST /v1/tools/:name, and
+ * DELETE /v1/runs/:callId.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { JsonValue } from '../src/json.ts';
+import { executeCall, type CallResponse } from './call-runner.ts';
+import { HttpError, errorBody } from './http-errors.ts';
+import type { RunKind } from './metrics.ts';
+import type { PtcPluginOptions } from './plugin.ts';
+import { CANCEL_SCHEMA, RUN_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
+import type { RunTracker } from './run-tracker.ts';
+import { openEventStream } from './sse.ts';
+
+interface RunBody {
+  code: string;
+  description?: string;
+  sessionId?: string;
+  callId?: string;
+  timeoutMs?: number;
+}
+interface ToolCallBody {
+  arguments?: { [key: string]: JsonValue };
+  sessionId?: string;
+  callId?: string;
+}
+
+interface CallInput {
+  kind: RunKind;
+  name: string;
+  arguments: unknown;
+  sessionId?: string;
+  callId?: string;
+}
+
+/** Sessions without an explicit id share this one. */
+export const DEFAULT_SESSION_ID = 'default';
+
+export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker }): void {
+  const { runs } = options;
+  const limits = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit };
+
+  app.post('/v1/run', { schema: RUN_SCHEMA, ...limits }, (request, reply) => {
+    const body = request.body as RunBody;
+    const args: { [key: string]: JsonValue } = { code: body.code, description: body.description ?? 'HTTP run' };
+    if (body.timeoutMs !== undefined) args.timeoutMs = body.timeoutMs;
+    return serveCall(request, reply, { kind: 'code', name: 'run_code', arguments: args, sessionId: body.sessionId, callId: body.callId });
+  });
+
+  app.post('/v1/tools/:name', { schema: TOOL_CALL_SCHEMA, ...limits }, (request, reply) => {
+    const body = (request.body ?? {}) as ToolCallBody;
+    const { name } = request.params as { name: string };
+    return serveCall(request, reply, { kind: 'tool', name, arguments: body.arguments ?? {}, sessionId: body.sessionId, callId: body.callId });
+  });
+
+  app.delete('/v1/runs/:callId', { schema: CANCEL_SCHEMA }, async (request, reply) => {
+    const { callId } = request.params as { callId: string };
+    if (!runs.cancel(callId, `cancelled by DELETE /v1/runs/${callId}`)) {
+      throw new HttpError('RUN_NOT_FOUND', `no call with callId "${callId}" is running: it already ended or never started`);
+    }
+    return reply.code(202).send({ callId, cancelled: true });
+  });
+
+  async function serveCall(request: FastifyRequest, reply: FastifyReply, input: CallInput): Promise<CallResponse | FastifyReply> {
+    if (options.isShuttingDown?.() === true) {
+      throw new HttpError('NOT_READY', 'the server is shutting down and takes no new calls: retry against a running instance');
+    }
+    const run = runs.begin(input.callId ?? randomUUID(), request.ip);
+    const onClose = () => {
+      if (!reply.raw.writableFinished) run.cancel('the client closed the connection');
+    };
+    reply.raw.on('close', onClose);
+    if (request.raw.destroyed || request.socket.destroyed) onClose();
+    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId: input.sessionId ?? DEFAULT_SESSION_ID, run };
+    try {
+      if (!acceptsEventStream(request)) return await executeCall(options, call);
+      const stream = openEventStream(reply);
+      let liveLines = 0;
+      try {
+        const body = await executeCall(options, call, {
+          onEvent(event) {
+            if (event.type !== 'tool/result') stream.send(event.type.slice('tool/'.length), event);
+          },
+          onLog(line) {
+            liveLines++;
+            stream.send('log', { line });
+          },
+        });
+        // A runtime without the log tap reports lines only at the end.
+        if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
+        stream.send('result', body);
+      } catch (error) {
+        request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
+        stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));
+      } finally {
+        stream.end();
+      }
+      return reply;
+    } finally {
+      run.end();
+      reply.raw.off('close', onClose);
+    }
+  }
+}
+
+function acceptsEventStream(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return typeof accept === 'string' && accept.includes('text/event-stream');
+}
+
+function logsOf(body: CallResponse): string[] {
+  const value = body.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  const logs = value.logs;
+  return Array.isArray(logs) ? logs.filter((line): line is string => typeof line === 'string') : [];
+}

@@ -1,0 +1,62 @@
+/**
+ * The read-only routes: tools, typings, prompt, session events, probes and
+ * metrics.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from './http-errors.ts';
+import type { PtcPluginOptions } from './plugin.ts';
+import { EVENTS_SCHEMA, PROBE_SCHEMA, PROMPT_SCHEMA, TOOLS_SCHEMA, TYPINGS_SCHEMA } from './route-schemas.ts';
+
+export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
+  const { registry, codeMode, sessions, metrics, runtime } = options;
+  let ready = runtime === undefined;
+  runtime?.ready().then(
+    () => (ready = true),
+    (error: unknown) => app.log.error({ err: error }, 'the sandbox runtime failed to start'),
+  );
+
+  app.get('/v1/tools', { schema: TOOLS_SCHEMA }, async () => ({ tools: registry.schemas() }));
+
+  app.get('/v1/typings', { schema: TYPINGS_SCHEMA }, async (request, reply) => {
+    const text = await codeMode.typings();
+    const etag = `"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"`;
+    reply.header('etag', etag).header('cache-control', 'no-cache');
+    if (matchesEtag(request, etag)) return reply.code(304).send();
+    return reply.type('text/plain; charset=utf-8').send(text);
+  });
+
+  app.get('/v1/prompt', { schema: PROMPT_SCHEMA }, async (_request, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(await codeMode.prompt()),
+  );
+
+  app.get('/v1/sessions/:id/events', { schema: EVENTS_SCHEMA }, async (request) => {
+    const { id } = request.params as { id: string };
+    const { after } = request.query as { after: number };
+    return { events: await sessions.read(id, { after }) };
+  });
+
+  app.get('/healthz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => {
+    if (options.isShuttingDown?.() === true) throw new HttpError('NOT_READY', 'the server is shutting down');
+    if (!ready) throw new HttpError('NOT_READY', 'the sandbox pool is still starting: retry shortly');
+    return { status: 'ready' };
+  });
+
+  if (metrics !== undefined) {
+    app.get('/metrics', { schema: { tags: ['health'], produces: ['text/plain'] } }, async (_request, reply) => {
+      const { contentType, body } = await metrics.render();
+      return reply.type(contentType).send(body);
+    });
+  }
+}
+
+function matchesEtag(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (typeof header !== 'string') return false;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}

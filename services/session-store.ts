@@ -1,0 +1,78 @@
+/**
+ * The session store the service reads and watches: a tee around a durable
+ * event sink. Pass it to `createToolRegistry({ eventSink })` so the service
+ * can observe one run's events as they are appended (for `events` in the
+ * response and for SSE), keyed by the run's root call id.
+ */
+import type { EventSink, NewToolEvent, ToolEvent } from '../src/events.ts';
+
+export interface ReadEventsOptions {
+  /** Only events with `seq` greater than this. Default 0 (all). */
+  after?: number;
+}
+
+/** The read side of a durable sink (the JSONL sink has it). */
+export interface SessionEventReader {
+  read(sessionId: string, options?: ReadEventsOptions): ToolEvent[] | Promise<ToolEvent[]>;
+}
+
+export type EventListener = (event: ToolEvent) => void;
+
+export interface SessionStore extends EventSink, SessionEventReader {
+  /** Calls `listener` with every event of the run rooted at `rootCallId` as it is appended. Returns unsubscribe. */
+  watch(rootCallId: string, listener: EventListener): () => void;
+  /** Flushes every session with pending events. */
+  flushAll(): Promise<void>;
+}
+
+/** The root call id an event belongs to: its own callId for `tool/result`. */
+export function rootOf(event: ToolEvent | NewToolEvent): string {
+  return event.type === 'tool/result' ? event.callId : event.rootCallId;
+}
+
+export function createSessionStore(sink: EventSink & SessionEventReader): SessionStore {
+  const watchers = new Map<string, Set<EventListener>>();
+  const sessions = new Set<string>();
+
+  const notify = (event: ToolEvent): ToolEvent => {
+    const listeners = watchers.get(rootOf(event));
+    if (listeners !== undefined) {
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch {
+          // A watcher (an HTTP stream) must never fail the run that appends.
+        }
+      }
+    }
+    return event;
+  };
+
+  return {
+    append(event) {
+      sessions.add(event.sessionId);
+      const stamped = sink.append(event);
+      return stamped instanceof Promise ? stamped.then(notify) : notify(stamped);
+    },
+    async flush(sessionId) {
+      await sink.flush?.(sessionId);
+    },
+    async flushAll() {
+      const pending = [...sessions];
+      sessions.clear();
+      await Promise.all(pending.map((id) => sink.flush?.(id)));
+    },
+    read(sessionId, options) {
+      return sink.read(sessionId, options);
+    },
+    watch(rootCallId, listener) {
+      let listeners = watchers.get(rootCallId);
+      if (listeners === undefined) watchers.set(rootCallId, (listeners = new Set()));
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && watchers.get(rootCallId) === listeners) watchers.delete(rootCallId);
+      };
+    },
+  };
+}
