@@ -34,6 +34,9 @@ const PROGRAM_FILE = `${ROOT}agent.ts`;
 /** The model's code is the body of this function; its first line is line 1 of the wrapper's second. */
 const WRAPPER_HEAD = 'async function __run() {\n';
 const WRAPPER_TAIL = '\n}\n';
+/** "Cannot find name 'x'. Do you need to install type definitions for node / change your lib?" */
+const MISSING_GLOBAL_CODES = new Set([2580, 2581, 2582, 2583, 2584, 2591, 2592, 2593]);
+
 /** The ES library the sandbox offers; its `/// <reference lib>` closure is bundled. */
 const LIB_ROOT = 'es2023';
 
@@ -158,6 +161,11 @@ function toModelPosition(
     column = lines[line - 1].length + 1;
   }
   let message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
+  if (MISSING_GLOBAL_CODES.has(diagnostic.code)) {
+    // TypeScript suggests installing Node or DOM typings: wrong advice for a sandbox that has neither.
+    const name = /'([^']*)'/.exec(message)?.[1] ?? '';
+    message = `Cannot find name '${name}': the sandbox has no such global (no Node.js or browser APIs; use the tools).`;
+  }
   if (message.length > maxMessageLength) message = `${message.slice(0, maxMessageLength)}…`;
   return { line, column, code: diagnostic.code, message };
 }
