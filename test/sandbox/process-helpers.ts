@@ -9,10 +9,9 @@ import { createProcessRuntime, type ProcessRuntime, type ProcessRuntimeOptions }
 
 export const limits: SandboxLimits = { timeoutMs: 10_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20 };
 
-/** Children host the real in-process runtime unless PTC_TEST_CHILD_RUNTIME names another module. */
+/** Children host the real in-process runtime (isolated-vm). */
 export function processRuntime(options: ProcessRuntimeOptions = {}): ProcessRuntime {
-  const runtimeModule = process.env.PTC_TEST_CHILD_RUNTIME;
-  return createProcessRuntime({ ...(runtimeModule ? { runtimeModule } : {}), ...options });
+  return createProcessRuntime(options);
 }
 
 export function request(code: string, overrides: Partial<SandboxRunRequest> = {}): SandboxRunRequest {

@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+import { gatedTool, isGone, processRuntime, request } from './process-helpers.ts';
+
+describe('process runtime: shutdown', () => {
+  it('close() fails in-flight runs, kills every child and refuses later runs', async () => {
+    const runtime = processRuntime({ children: 2 });
+    await runtime.ready();
+    const pids = runtime.processes().map((child) => child.pid);
+    expect(pids).toHaveLength(2);
+    const tool = gatedTool();
+    const pending = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool }));
+    await tool.called;
+
+    await runtime.close();
+    expect(await pending).toMatchObject({
+      ok: false,
+      failure: { kind: 'crashed', message: 'the sandbox runtime closed during the run; run it again' },
+    });
+    expect(pids.filter((pid) => !isGone(pid))).toEqual([]);
+    expect(runtime.status()).toEqual({ children: 0, busy: 0, queued: 0, restarts: 0 });
+    expect(runtime.processes()).toEqual([]);
+    expect(await runtime.run(request('return 1'))).toMatchObject({ ok: false, failure: { kind: 'busy' } });
+    await expect(runtime.ready()).rejects.toThrow('the sandbox runtime is closed; create a new one');
+    tool.release({ ok: true, valueJson: '{}' });
+  });
+
+  it('close() during startup leaves no child behind', async () => {
+    const runtime = processRuntime({ children: 2 });
+    const pids = runtime.processes().map((child) => child.pid);
+    const ready = expect(runtime.ready()).rejects.toThrow('the sandbox runtime closed before its processes were ready');
+    await runtime.close();
+    await ready;
+    expect(pids.filter((pid) => !isGone(pid))).toEqual([]);
+  });
+
+  it('children exit on their own when their parent is killed', async () => {
+    const parent = spawn(
+      process.execPath,
+      ['--no-node-snapshot', new URL('./process-orphan-parent.ts', import.meta.url).pathname],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const [line] = (await once(createInterface({ input: parent.stdout }), 'line')) as [string];
+    const pids = JSON.parse(line) as number[];
+    expect(pids).toHaveLength(2);
+    expect(pids.filter(isGone)).toEqual([]);
+
+    parent.kill('SIGKILL');
+    await once(parent, 'exit');
+    await expect.poll(() => pids.filter((pid) => !isGone(pid)), { timeout: 10_000 }).toEqual([]);
+  });
+});
