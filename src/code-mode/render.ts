@@ -1,0 +1,54 @@
+/**
+ * What run_code shows the model: its logs and result on success, and the
+ * CODE_RUN_FAILED message on failure.
+ */
+import type { ContentBlock } from '../content.ts';
+import type { FrozenJson, JsonValue } from '../json.ts';
+import type { SandboxFailure } from '../sandbox-runtime.ts';
+import type { TypecheckDiagnostic } from './typings-service.ts';
+import { codeFrame } from './code-frame.ts';
+
+export interface RunCodeValue {
+  logs: readonly string[];
+  result?: FrozenJson<JsonValue>;
+}
+
+/** Logs, then the result (strings raw, other JSON pretty-printed); or a note that there was no output. */
+export function renderRunCode(value: RunCodeValue): ContentBlock[] {
+  const parts = [...value.logs];
+  if (value.result !== undefined) parts.push(typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2));
+  return [{ type: 'text', text: parts.length === 0 ? '(run_code completed with no output)' : parts.join('\n') }];
+}
+
+/** `code run failed (<kind>): <message>`, the model's frames, a code frame, then the logs. */
+export function describeFailure(failure: SandboxFailure, code: string, logs: readonly string[]): string {
+  const lines = [`code run failed (${failure.kind}): ${failure.message}`];
+  for (const frame of failure.frames ?? []) lines.push(`    ${frame}`);
+  if (failure.line !== undefined) {
+    const frame = codeFrame(code, failure.line, failure.column);
+    if (frame !== '') lines.push('', frame);
+  }
+  return withLogs(lines, logs);
+}
+
+/** The `typecheck` failure: every diagnostic at line:col with its code frame. */
+export function describeTypecheckFailure(diagnostics: readonly TypecheckDiagnostic[], code: string, filename: string): string {
+  const count = diagnostics.length === 1 ? '1 type error' : `${diagnostics.length} type errors`;
+  const lines = [`code run failed (typecheck): ${count}; nothing ran. Fix the program to match the tool typings and run it again.`];
+  for (const d of diagnostics) {
+    lines.push('', describeDiagnostic(d, filename));
+    const frame = codeFrame(code, d.line, d.column);
+    if (frame !== '') lines.push(frame);
+  }
+  return lines.join('\n');
+}
+
+/** One line per diagnostic, as prepended to the logs when type-checking only warns. */
+export function describeDiagnostic(d: TypecheckDiagnostic, filename: string): string {
+  return `${filename}:${d.line}:${d.column} - error TS${d.code}: ${d.message}`;
+}
+
+function withLogs(lines: string[], logs: readonly string[]): string {
+  if (logs.length > 0) lines.push('', 'logs:', ...logs);
+  return lines.join('\n');
+}

@@ -1,0 +1,191 @@
+/**
+ * The host side of one run's tool stubs: numbering, limits, scheduling,
+ * dispatch, events and cancellation.
+ *
+ * Scheduling: calls start strictly in submission order. A concurrency-safe
+ * call starts while no exclusive call runs and fewer than `maxParallelCalls`
+ * are in flight; an exclusive call (the default) waits for everything in
+ * flight and runs alone; nothing submitted after a waiting call overtakes it.
+ *
+ * Commit order: the registry runs post-execute inside `dispatch`, so the
+ * scheduler cannot reorder it from outside. Instead {@link commitOrderHook}
+ * (a `tools/execute` wrapper, which runs before post-execute) holds each
+ * nested call, once its body has finished, until the call submitted before it
+ * has fully settled. Post-execute hooks, the `tool/ptc-dispatch` events and
+ * the delivery of results to the program therefore all follow submission
+ * order, while the bodies themselves overlap.
+ */
+import type { EventSink, NewToolEvent } from '../events.ts';
+import type { JsonValue } from '../json.ts';
+import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
+import type { AgentHandle, DispatchToken, ExecuteHook, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+
+/** callId → the settling of the call submitted just before it (in the same run). */
+const commitGates = new Map<string, Promise<unknown>>();
+
+/** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
+export const commitOrderHook: ExecuteHook = async (exec, next) => {
+  const result = await next();
+  if (exec.parent !== undefined) {
+    const previous = commitGates.get(exec.callId);
+    if (previous !== undefined) await previous;
+  }
+  return result;
+};
+
+export interface RunSchedulerOptions {
+  registry: ToolRegistry;
+  runCallId: string;
+  rootCallId: string;
+  sessionId: string;
+  token: DispatchToken;
+  agent?: AgentHandle;
+  maxCalls: number;
+  maxParallelCalls: number;
+}
+
+interface Pending {
+  callId: string;
+  name: string;
+  args: JsonValue;
+  safe: boolean;
+  resolve(outcome: SandboxCallOutcome): void;
+  /** Resolves when this call's dispatch (post-execute included) has settled. */
+  settled: Promise<unknown>;
+  markSettled(): void;
+}
+
+export class RunScheduler {
+  readonly #options: RunSchedulerOptions;
+  readonly #controller = new AbortController();
+  readonly #queue: Pending[] = [];
+  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #appends: Promise<unknown>[] = [];
+  #submitted = 0;
+  #running = 0;
+  #exclusiveRunning = false;
+  #closed = false;
+  #previousSettled: Promise<unknown> = Promise.resolve();
+
+  constructor(options: RunSchedulerOptions) {
+    this.#options = options;
+  }
+
+  /** The sandbox's `callTool`: called in submission order with the argument JSON. */
+  readonly callTool = (name: string, argsJson: string): Promise<SandboxCallOutcome> => {
+    const o = this.#options;
+    if (this.#closed) return Promise.resolve(aborted(name, ''));
+    const n = ++this.#submitted;
+    if (n > o.maxCalls) {
+      return Promise.resolve({
+        ok: false,
+        fatal: { kind: 'call-limit', message: `the program made more than ${o.maxCalls} tool calls: do fewer calls per run (batch, or split the work into several runs)` },
+      });
+    }
+    const args = JSON.parse(argsJson) as JsonValue;
+    const safe = o.registry.get(name)?.isConcurrencySafe(args) ?? false;
+    let markSettled: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => (markSettled = resolve));
+    return new Promise<SandboxCallOutcome>((resolve) => {
+      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, resolve, settled, markSettled });
+      this.#pump();
+    });
+  };
+
+  /** Ends the run's calls: aborts those in flight, abandons those queued (they never start). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#controller.abort();
+    for (const pending of this.#queue.splice(0)) {
+      pending.resolve(aborted(pending.name, pending.callId));
+      pending.markSettled();
+    }
+  }
+
+  /** Resolves once every started call has settled and its events are appended. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled(this.#appends);
+  }
+
+  /** Nested calls submitted so far (including one refused for the call limit). */
+  get submitted(): number {
+    return this.#submitted;
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0 && !this.#closed) {
+      const head = this.#queue[0];
+      if (this.#exclusiveRunning) return;
+      if (head.safe ? this.#running >= this.#options.maxParallelCalls : this.#running > 0) return;
+      this.#queue.shift();
+      this.#start(head);
+    }
+  }
+
+  #start(pending: Pending): void {
+    const o = this.#options;
+    this.#running++;
+    if (!pending.safe) this.#exclusiveRunning = true;
+    commitGates.set(pending.callId, this.#previousSettled);
+    this.#previousSettled = pending.settled;
+    const base = { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
+    this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
+    const done = o.registry
+      .dispatch({
+        name: pending.name,
+        arguments: pending.args,
+        callId: pending.callId,
+        rootCallId: o.rootCallId,
+        sessionId: o.sessionId,
+        parent: o.token,
+        signal: this.#controller.signal,
+        ...(o.agent === undefined ? {} : { agent: o.agent }),
+      })
+      .then((result) => {
+        commitGates.delete(pending.callId);
+        this.#running--;
+        if (!pending.safe) this.#exclusiveRunning = false;
+        const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
+        if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
+        this.#append(event);
+        pending.resolve(toOutcome(result, pending.callId));
+        pending.markSettled();
+        this.#inFlight.delete(done);
+        this.#pump();
+      });
+    this.#inFlight.add(done);
+  }
+
+  #append(event: NewToolEvent): void {
+    const sink: EventSink | undefined = this.#options.registry.eventSink;
+    if (sink === undefined) return;
+    try {
+      const appended = sink.append(event);
+      if (appended instanceof Promise) this.#appends.push(appended.catch(reportSinkError(event)));
+    } catch (error) {
+      reportSinkError(event)(error);
+    }
+  }
+}
+
+function toOutcome(result: ToolExecutionResult, callId: string): SandboxCallOutcome {
+  if (!result.isError) return { ok: true, valueJson: JSON.stringify(result.value) };
+  return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
+}
+
+function aborted(name: string, callId: string): SandboxCallOutcome {
+  return {
+    ok: false,
+    error: { code: 'ABORTED_BEFORE_DISPATCH', message: `tool "${name}" was not started: the run ended first; nothing ran`, callId },
+  };
+}
+
+function reportSinkError(event: NewToolEvent) {
+  return (error: unknown): void => {
+    const message = error instanceof Error ? error.message : 'unknown error';
+    const callId = 'callId' in event ? event.callId : '?';
+    console.error(`ptc-executor: the event sink lost ${event.type} of session ${event.sessionId}, call ${callId}: ${message}`);
+  };
+}
