@@ -3,6 +3,8 @@
  */
 import type { ContentBlock } from './content.ts';
 import type { FrozenJson, JsonValue } from './json.ts';
+import { compileParameters, compileValue } from './schema/compile.ts';
+import { SchemaError } from './schema/schema-error.ts';
 import type { InferArgs, InferValue, ParameterSchemaSpec, ValueSchemaSpec } from './schema/types.ts';
 import type { ToolDefinition, ToolExec } from './tool.ts';
 
@@ -20,9 +22,79 @@ export interface ToolSpec<P extends ParameterSchemaSpec, O extends ValueSchemaSp
   timeoutMs?: number;
 }
 
+/**
+ * Builds an ordinary {@link ToolDefinition} from DSL schemas: `parameters`
+ * compiles to an open root object node, `output.schema` to the raw subset,
+ * and `validateArguments` is true, so the registry validates arguments before
+ * `execute`. Throws `SchemaError` listing every violation of both schemas at
+ * once (paths `parameters.…` and `output.schema.…`). The spec is never
+ * mutated; the definition and its output declaration are frozen, and the
+ * callbacks are called with the spec (or `spec.output`) as `this`.
+ */
 export function defineTool<const P extends ParameterSchemaSpec, const O extends ValueSchemaSpec>(
   spec: ToolSpec<P, O>,
 ): ToolDefinition<FrozenJson<InferArgs<P>>, FrozenJson<InferValue<O>>> {
-  void spec;
-  throw new Error('not implemented');
+  type Args = FrozenJson<InferArgs<P>>;
+  type Value = FrozenJson<InferValue<O>>;
+  const problems = shapeProblems(spec as unknown);
+  if (problems.length > 0) throw new SchemaError(problems, 'tool definition');
+  const parameters = compileParameters(spec.parameters, 'parameters');
+  const schema = compileValue(spec.output.schema, 'output.schema');
+  const violations = [...parameters.violations, ...schema.violations];
+  if (violations.length > 0) throw new SchemaError(violations, `schema for tool ${JSON.stringify(spec.name)}`);
+
+  // Built on untyped views: the generic types were checked where defineTool was called,
+  // and comparing the inferred types again here is too deep for the checker.
+  const source = spec as unknown as Loose & { execute(this: unknown, ...args: unknown[]): unknown };
+  const output = spec.output as unknown as Loose;
+  const { presentationMeta, render } = output;
+  const { isConcurrencySafe } = source;
+  const frozenOutput: Record<string, unknown> = {
+    schema: schema.node,
+    render: (args: unknown, value: unknown) => render!.call(output, args, value),
+  };
+  if (presentationMeta !== undefined) {
+    frozenOutput.presentationMeta = (args: unknown, value: unknown) => presentationMeta.call(output, args, value);
+  }
+  const definition: Record<string, unknown> = {
+    name: spec.name,
+    description: spec.description,
+    parameters: parameters.node,
+    validateArguments: true,
+    output: Object.freeze(frozenOutput),
+    execute: (args: unknown, exec: unknown) => source.execute.call(spec, args, exec),
+  };
+  if (isConcurrencySafe !== undefined) definition.isConcurrencySafe = (args: unknown) => isConcurrencySafe.call(spec, args);
+  if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs;
+  return Object.freeze(definition) as unknown as ToolDefinition<Args, Value>;
+}
+
+interface Loose {
+  render?(this: unknown, ...args: unknown[]): unknown;
+  presentationMeta?(this: unknown, ...args: unknown[]): unknown;
+  isConcurrencySafe?(this: unknown, ...args: unknown[]): unknown;
+}
+
+/** What is wrong with the definition around the schemas (missing output, non-function callbacks …). */
+function shapeProblems(input: unknown): string[] {
+  const problems: string[] = [];
+  if (typeof input !== 'object' || input === null) return ['defineTool needs one object: { name, description, parameters, output, execute }'];
+  const spec = input as { [key: string]: unknown; output?: { [key: string]: unknown } | null };
+  if (typeof spec.name !== 'string' || spec.name === '') problems.push('name: must be a non-empty string');
+  if (typeof spec.description !== 'string') problems.push('description: must be a string');
+  if (typeof spec.output !== 'object' || spec.output === null) {
+    problems.push('output: is missing: declare output: { schema, render(args, value) } (every tool returns a declared value)');
+  } else if (typeof spec.output.render !== 'function') {
+    problems.push('output.render: must be a function (args, value) => ContentBlock[]');
+  } else if (spec.output.presentationMeta !== undefined && typeof spec.output.presentationMeta !== 'function') {
+    problems.push('output.presentationMeta: must be a function or left out');
+  }
+  if (typeof spec.execute !== 'function') problems.push('execute: must be an async function (args, exec) => value');
+  if (spec.isConcurrencySafe !== undefined && typeof spec.isConcurrencySafe !== 'function') {
+    problems.push('isConcurrencySafe: must be a function or left out');
+  }
+  if (spec.timeoutMs !== undefined && !(typeof spec.timeoutMs === 'number' && spec.timeoutMs > 0 && Number.isFinite(spec.timeoutMs))) {
+    problems.push('timeoutMs: must be a positive finite number of milliseconds, or left out');
+  }
+  return problems;
 }
