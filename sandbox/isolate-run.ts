@@ -98,6 +98,8 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   const forcedPromise = new Promise<void>((resolve) => (settleForced = resolve));
   let disposedByHost = false;
 
+  let received = 0;
+  let awaitLogs: { count: number; resolve(): void } | undefined;
   const push = (line: string): void => {
     logs.push(line);
     try {
@@ -131,6 +133,8 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
       return `E${JSON.stringify({ code: outcome.error.code, message: outcome.error.message, callId: outcome.error.callId })}`;
     },
     log: (level, text) => {
+      received++;
+      if (awaitLogs !== undefined && received >= awaitLogs.count) awaitLogs.resolve();
       if (level === 'notice') return push(text);
       if (truncated) return;
       const bytes = Buffer.byteLength(text) + 1;
@@ -175,7 +179,14 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
     if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
-    return decode(reply.text, logs, filename, limits.maxResultBytes);
+    const bar = reply.text.indexOf('|');
+    const sent = Number(reply.text.slice(0, bar));
+    // Log lines travel fire-and-forget and may still be queued behind the reply.
+    if (received < sent) {
+      await Promise.race([new Promise<void>((resolve) => (awaitLogs = { count: sent, resolve })), forcedPromise]);
+      if (forced !== undefined) return { ok: false, logs, failure: forced };
+    }
+    return decode(reply.text.slice(bar + 1), logs, filename, limits.maxResultBytes);
   } catch (error) {
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     const text = error instanceof Error ? error.message : String(error);

@@ -14,7 +14,7 @@
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
- * - start() resolves to `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`.
+ * - start() resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`.
  */
 
 interface HostRef {
@@ -79,6 +79,8 @@ export function installGuest(
   // ---- per-run state (one run per isolate, ever) ----
   let config: GuestConfig = { maxLogBytes: 0, maxResultBytes: 0 };
   let logChars = 0;
+  /** Log messages sent (fire-and-forget); start() reports the count so the host can wait for all of them. */
+  let logsSent = 0;
   let logsClosed = false;
   let started = false;
 
@@ -275,6 +277,7 @@ export function installGuest(
     if (line.length > config.maxLogBytes) line = line.slice(0, config.maxLogBytes + 1);
     logChars += line.length;
     if (logChars > config.maxLogBytes) logsClosed = true;
+    logsSent++;
     hostSend(logRef, [level, line]);
   };
   const consoleObject = create(null) as Record<string, unknown>;
@@ -437,6 +440,7 @@ export function installGuest(
       if (record.handled) continue;
       const which = record.ordinal > 0 ? `call #${record.ordinal}, ` : '';
       const state = record.settled ? 'its outcome was dropped' : 'it was still running and is cancelled';
+      logsSent++;
       hostSend(logRef, ['notice', `[ptc] warning: tools[${jsonStringify(record.name)}](…) (${which}never awaited): ${state}; await every tool call`]);
     }
   };
@@ -465,18 +469,19 @@ export function installGuest(
   };
 
   return async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
-    if (started) return 'Ethe isolate was already used';
+    if (started) return '0|E{"message":"Error: the isolate was already used","stack":""}';
     started = true;
     config = jsonParse(configJson) as GuestConfig;
     installTools(jsonParse(toolNamesJson) as string[]);
-    let value: unknown;
+    let reply: string;
     try {
-      value = await program();
+      const value = await program();
+      noteForgotten();
+      reply = encodeResult(value);
     } catch (error) {
       noteForgotten();
-      return `E${jsonStringify(describeThrown(error))}`;
+      reply = `E${jsonStringify(describeThrown(error))}`;
     }
-    noteForgotten();
-    return encodeResult(value);
+    return `${logsSent}|${reply}`;
   };
 }

@@ -1,0 +1,71 @@
+/**
+ * Real parts for code-mode tests: a registry with an in-memory event sink,
+ * the in-process sandbox runtime, and code mode registered on it.
+ */
+import { createCodeModeCore, type CodeMode, type CodeModeCoreOptions } from '../../src/code-mode/code-mode.ts';
+import { createMemoryEventSink, type MemoryEventSink } from '../../src/event-sinks/memory-sink.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import type { DispatchRequest, ToolExecutionResult, ToolRegistry } from '../../src/tool.ts';
+import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+
+export interface Bench {
+  registry: ToolRegistry;
+  sink: MemoryEventSink;
+  codeMode: CodeMode;
+  /** Dispatches run_code as an outer call (callId `run-<n>`, session `s1` unless given). */
+  runCode(code: string, extra?: Partial<DispatchRequest> & { timeoutMs?: number }): Promise<ToolExecutionResult>;
+  close(): Promise<void>;
+}
+
+let shared: SandboxRuntime | undefined;
+/** One runtime per test file (a worker): isolates are fresh per run anyway. */
+export function sharedRuntime(): SandboxRuntime {
+  shared ??= createInProcessRuntime({ warmPoolSize: 1 });
+  return shared;
+}
+
+export function createBench(options: Partial<Omit<CodeModeCoreOptions, 'registry'>> = {}): Bench {
+  const sink = createMemoryEventSink();
+  const registry = createToolRegistry({ eventSink: sink });
+  const codeMode = createCodeModeCore({ registry, runtime: sharedRuntime(), ...options });
+  const dispose = registry.register(codeMode.runCodeTool);
+  let n = 0;
+  return {
+    registry,
+    sink,
+    codeMode,
+    runCode(code, extra = {}) {
+      const { timeoutMs, ...request } = extra;
+      return registry.dispatch({
+        name: 'run_code',
+        arguments: { code, description: 'test program', ...(timeoutMs === undefined ? {} : { timeoutMs }) },
+        callId: `run-${++n}`,
+        sessionId: 's1',
+        ...request,
+      });
+    },
+    async close() {
+      dispose();
+      await codeMode.close();
+    },
+  };
+}
+
+/** The value of a successful result; fails the test otherwise. */
+export function valueOf(result: ToolExecutionResult): { logs: string[]; result?: unknown } {
+  if (result.isError) throw new Error(`run_code failed: ${result.error.info?.code}: ${result.error.message}`);
+  return result.value as { logs: string[]; result?: unknown };
+}
+
+/** The text content of a result. */
+export function textOf(result: ToolExecutionResult): string {
+  return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n');
+}
+
+/** A promise with its resolve, for tools that wait on the test. */
+export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
