@@ -69,3 +69,8 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve(value: T): 
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
 }
+
+/** Resolves once `condition()` holds, checking after each turn of the event loop. */
+export async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,85 @@
+import { afterEach, expect, it } from 'vitest';
+import { defineTool } from '../../src/define-tool.ts';
+import { createBench, until, valueOf, type Bench } from './harness.ts';
+
+let bench: Bench;
+afterEach(() => bench.close());
+
+/** A tool whose calls wait for the test to release them, recording overlap. */
+function gatedTool(name: string, safe: boolean) {
+  const state = { running: 0, maxRunning: 0, started: [] as number[], gates: new Map<number, () => void>() };
+  const definition = defineTool({
+    name,
+    description: `${safe ? 'safe' : 'exclusive'} tool`,
+    parameters: { i: { type: 'integer', required: true }, wait: { type: 'boolean' } },
+    output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+    isConcurrencySafe: () => safe,
+    async execute(args) {
+      state.running++;
+      state.maxRunning = Math.max(state.maxRunning, state.running);
+      state.started.push(args.i);
+      if (args.wait === true) await new Promise<void>((resolve) => state.gates.set(args.i, resolve));
+      else await new Promise((resolve) => setImmediate(resolve));
+      state.running--;
+      return args.i;
+    },
+  });
+  return { definition, state };
+}
+
+it('Promise.all overlaps concurrency-safe calls, up to maxParallelCalls', async () => {
+  bench = createBench({ limits: { maxParallelCalls: 3 } });
+  const { definition, state } = gatedTool('read', true);
+  bench.registry.register(definition);
+  const result = await bench.runCode('return await Promise.all(Array.from({ length: 8 }, (_, i) => tools.read({ i })));');
+  expect(valueOf(result).result).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  expect(state.maxRunning).toBe(3);
+  expect(state.started).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+});
+
+it('an exclusive call never overlaps anything, and later calls do not overtake it', async () => {
+  bench = createBench();
+  const read = gatedTool('read', true);
+  const write = gatedTool('write', false);
+  bench.registry.register(read.definition);
+  bench.registry.register(write.definition);
+  let overlapped = false;
+  const unhook = bench.registry.hook('tools/execute', async (exec, next) => {
+    if (exec.name === 'write' && read.state.running > 0) overlapped = true;
+    if (exec.name === 'read' && write.state.running > 0) overlapped = true;
+    return next();
+  });
+  const result = await bench.runCode(
+    'return await Promise.all([tools.read({ i: 1 }), tools.read({ i: 2 }), tools.write({ i: 3 }), tools.write({ i: 4 }), tools.read({ i: 5 })]);',
+  );
+  unhook();
+  expect(valueOf(result).result).toEqual([1, 2, 3, 4, 5]);
+  expect(overlapped).toBe(false);
+  expect(write.state.maxRunning).toBe(1);
+  const order = bench.sink.events('s1').filter((e) => e.type === 'tool/ptc-dispatch-start').map((e) => ('arguments' in e ? e.arguments : null));
+  expect(order).toEqual([{ i: 1 }, { i: 2 }, { i: 3 }, { i: 4 }, { i: 5 }]);
+});
+
+it('post-execute commits keep submission order even when later calls finish first', async () => {
+  bench = createBench();
+  const { definition, state } = gatedTool('read', true);
+  bench.registry.register(definition);
+  const commits: string[] = [];
+  bench.registry.hook('tools/post-execute', (exec) => {
+    commits.push(exec.callId);
+    return undefined;
+  });
+  const run = bench.runCode('return await Promise.all([tools.read({ i: 1, wait: true }), tools.read({ i: 2, wait: true }), tools.read({ i: 3, wait: true })]);');
+  await until(() => state.gates.size === 3);
+  state.gates.get(3)!();
+  state.gates.get(2)!();
+  // Bodies 2 and 3 have finished; their commits wait for call 1.
+  await until(() => state.running === 1);
+  for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+  expect(commits).toEqual([]);
+  state.gates.get(1)!();
+  expect(valueOf(await run).result).toEqual([1, 2, 3]);
+  expect(commits).toEqual(['run-1:ptc:1', 'run-1:ptc:2', 'run-1:ptc:3', 'run-1']);
+  const settles = bench.sink.events('s1').filter((e) => e.type === 'tool/ptc-dispatch').map((e) => ('callId' in e ? e.callId : ''));
+  expect(settles).toEqual(['run-1:ptc:1', 'run-1:ptc:2', 'run-1:ptc:3']);
+});
