@@ -11,7 +11,7 @@ import type { EventSink, NewToolEvent } from './events.ts';
 import type { HookLists } from './hooks.ts';
 import { deepFreeze, LossyJsonError, snapshotJson, type JsonObject, type JsonValue } from './json.ts';
 import { runPostExecute } from './post-execute.ts';
-import { bind, describeThrown, failure } from './results.ts';
+import { bind, describeThrown, failure, isToken, newToken } from './results.ts';
 import { spillResult, type SpillOptions } from './spill.ts';
 import type { AgentHandle, DispatchRequest, DispatchToken, ToolExec, ToolExecutionResult } from './tool.ts';
 
@@ -26,15 +26,6 @@ export interface DispatchEnv {
 
 /** A signal that never aborts: the default `exec.signal`. */
 const NEVER: AbortSignal = new AbortController().signal;
-
-/** Every token this process issued; `parent` must be one of them. */
-const issued = new WeakSet<object>();
-
-function newToken(): DispatchToken {
-  const token = Object.freeze(Object.create(null) as object);
-  issued.add(token);
-  return token as DispatchToken;
-}
 
 interface Ids {
   name: string;
@@ -56,7 +47,10 @@ export async function dispatch(env: DispatchEnv, request: DispatchRequest): Prom
     // Only a bug in the pipeline lands here; the promise still resolves.
     result = failure('TOOL_FAILED', `internal error while dispatching "${ids.name}": ${describeThrown(error).message}`, 'InternalError');
   }
-  if (ids.parent === undefined && env.eventSink !== undefined) await record(env, env.eventSink, ids, result);
+  if (ids.parent === undefined && env.eventSink !== undefined) {
+    const recording = record(env, env.eventSink, ids, result);
+    if (recording !== undefined) await recording;
+  }
   return result;
 }
 
@@ -150,7 +144,7 @@ function readRequest(request: DispatchRequest): Ids | string {
       return 'request.sessionId must be a non-empty string (or omitted)';
     }
     if (signal !== undefined && !(signal instanceof AbortSignal)) return 'request.signal must be an AbortSignal (or omitted)';
-    if (parent !== undefined && !issued.has(parent)) return 'request.parent must be the enclosing call’s exec.token (or omitted)';
+    if (parent !== undefined && !isToken(parent)) return 'request.parent must be the enclosing call’s exec.token (or omitted)';
     const id = callId ?? randomUUID();
     return {
       name,
@@ -171,7 +165,7 @@ function readRequest(request: DispatchRequest): Ids | string {
  * the sink has it durably. A sink failure does not change the result: the
  * caller still gets it, and `onSinkError` hears about the lost event.
  */
-async function record(env: DispatchEnv, sink: EventSink, ids: Ids, result: ToolExecutionResult): Promise<void> {
+function record(env: DispatchEnv, sink: EventSink, ids: Ids, result: ToolExecutionResult): Promise<void> | undefined {
   const event: NewToolEvent = {
     type: 'tool/result',
     sessionId: ids.sessionId,
@@ -182,15 +176,31 @@ async function record(env: DispatchEnv, sink: EventSink, ids: Ids, result: ToolE
   };
   if (result.isError) event.error = result.error;
   if (result.meta !== undefined) event.meta = result.meta as JsonValue;
+  let appended: unknown;
   try {
-    const appended = sink.append(event);
-    if (appended instanceof Promise) await appended;
-    if (sink.flush !== undefined) await sink.flush(ids.sessionId);
+    appended = sink.append(event);
   } catch (error) {
-    try {
-      env.onSinkError(error, event);
-    } catch {
-      // A reporter that throws must not turn a finished call into a rejection.
-    }
+    sinkFailed(env, error, event);
+    return undefined;
+  }
+  // The common in-memory case stays synchronous: nothing to wait for.
+  if (!(appended instanceof Promise) && sink.flush === undefined) return undefined;
+  return settle(env, sink, appended, event);
+}
+
+async function settle(env: DispatchEnv, sink: EventSink, appended: unknown, event: NewToolEvent): Promise<void> {
+  try {
+    if (appended instanceof Promise) await appended;
+    if (sink.flush !== undefined) await sink.flush(event.sessionId);
+  } catch (error) {
+    sinkFailed(env, error, event);
+  }
+}
+
+function sinkFailed(env: DispatchEnv, error: unknown, event: NewToolEvent): void {
+  try {
+    env.onSinkError(error, event);
+  } catch {
+    // A reporter that throws must not turn a finished call into a rejection.
   }
 }

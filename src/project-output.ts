@@ -80,6 +80,40 @@ function projectMeta(tool: OutputDeclaration, args: unknown, value: JsonValue): 
  * frozen snapshot, or a message naming the first problem.
  */
 export function checkContent(raw: unknown, root: string): ContentBlock[] | string {
+  return copyTextContent(raw) ?? checkAnyContent(raw, root);
+}
+
+/**
+ * The common case, without the generic walker: a plain array of plain
+ * `{ type: 'text', text }` blocks. Like JSON, the copy ignores symbol and
+ * non-enumerable keys; a block with any other enumerable key (or anything
+ * that throws) returns undefined and takes the generic path.
+ */
+function copyTextContent(raw: unknown): ContentBlock[] | undefined {
+  try {
+    if (!Array.isArray(raw) || Object.getPrototypeOf(raw) !== Array.prototype) return undefined;
+    const length = raw.length;
+    const out = new Array<ContentBlock>(length);
+    for (let i = 0; i < length; i++) {
+      const block: unknown = raw[i];
+      if (typeof block !== 'object' || block === null || Object.getPrototypeOf(block) !== Object.prototype) return undefined;
+      let keys = 0;
+      for (const key in block) {
+        if (key !== 'type' && key !== 'text') return undefined;
+        keys++;
+      }
+      if (keys !== 2) return undefined;
+      const { type, text } = block as { type?: unknown; text?: unknown };
+      if (type !== 'text' || typeof text !== 'string') return undefined;
+      out[i] = Object.freeze({ type: 'text', text });
+    }
+    return Object.freeze(out) as ContentBlock[];
+  } catch {
+    return undefined;
+  }
+}
+
+function checkAnyContent(raw: unknown, root: string): ContentBlock[] | string {
   let snap: JsonValue;
   try {
     snap = snapshotJson(raw, root);

@@ -9,17 +9,46 @@ import { ERROR_CODES, type ErrorCode } from './errors.ts';
 import type { JsonValue } from './json.ts';
 import type { DispatchToken, HookContext, ToolErrorInfo, ToolExecutionResult, ToolFailure, ToolSuccess } from './tool.ts';
 
-const boundTo = new WeakMap<object, DispatchToken>();
+/**
+ * The token implementation. A token remembers the results its dispatch made
+ * (a handful at most), so binding needs no WeakMap: the list dies with the
+ * token when the dispatch is over. Private fields make tokens unforgeable
+ * and stay usable on a frozen object.
+ */
+class Token {
+  #first: object | undefined = undefined;
+  #more: object[] | undefined = undefined;
+  static isToken(x: unknown): boolean {
+    return typeof x === 'object' && x !== null && #first in x;
+  }
+  static bind(token: Token, result: object): void {
+    if (token.#first === undefined) token.#first = result;
+    else (token.#more ??= []).push(result);
+  }
+  static owns(token: Token, result: object): boolean {
+    return token.#first === result || (token.#more !== undefined && token.#more.includes(result));
+  }
+}
+
+/** A new opaque, frozen token: one per dispatch. */
+export function newToken(): DispatchToken {
+  return Object.freeze(new Token()) as unknown as DispatchToken;
+}
+
+/** True for tokens this module issued (so `parent` cannot be forged). */
+export function isToken(x: unknown): x is DispatchToken {
+  return Token.isToken(x);
+}
 
 /** Binds a (frozen) result to the dispatch that made it; returns it. */
 export function bind<R extends ToolExecutionResult>(result: R, token: DispatchToken): R {
-  boundTo.set(result, token);
+  Token.bind(token as unknown as Token, result);
   return result;
 }
 
 /** True when `result` was made by the dispatch holding `token`. */
 export function isBoundTo(result: object, token: DispatchToken): boolean {
-  return boundTo.get(result) === token;
+  return Token.owns(token as unknown as Token, result);
 }
 
 /** A frozen success. `value`, `content` and `meta` must already be frozen snapshots. */

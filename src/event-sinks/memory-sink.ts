@@ -18,12 +18,13 @@ export function createMemoryEventSink(): MemoryEventSink {
   let all: ToolEvent[] = [];
   const bySession = new Map<string, ToolEvent[]>();
   const seqs = new Map<string, number>();
+  const clock = isoClock();
   return {
     append(event) {
       const { sessionId } = event;
       const seq = (seqs.get(sessionId) ?? 0) + 1;
       seqs.set(sessionId, seq);
-      const stamped = Object.freeze({ ...event, seq, at: new Date().toISOString() }) as ToolEvent;
+      const stamped = Object.freeze({ ...event, seq, at: clock() }) as ToolEvent;
       all.push(stamped);
       let list = bySession.get(sessionId);
       if (list === undefined) bySession.set(sessionId, (list = []));
@@ -43,5 +44,19 @@ export function createMemoryEventSink(): MemoryEventSink {
       bySession.delete(sessionId);
       all = all.filter((e) => e.sessionId !== sessionId);
     },
+  };
+}
+
+/** `new Date().toISOString()`, formatted at most once per millisecond. */
+export function isoClock(): () => string {
+  let lastMs = -1;
+  let lastIso = '';
+  return () => {
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      lastIso = new Date(now).toISOString();
+    }
+    return lastIso;
   };
 }
