@@ -2,6 +2,14 @@
  * ptc-executor — the complete public surface of the package. Named exports
  * only; anything not re-exported here is internal.
  */
+import { createCodeModeCore, type CodeMode, type CodeModeKind } from './code-mode/code-mode.ts';
+import type { CodeModeLimits } from './code-mode/limits.ts';
+import type { TypecheckMode } from './code-mode/run-code-tool.ts';
+import type { TypingsService } from './code-mode/typings-service.ts';
+import type { SandboxRuntime } from './sandbox-runtime.ts';
+import type { ToolRegistry } from './tool.ts';
+import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
+import { createTypingsService } from '../typings/service.ts';
 export type { JsonValue, JsonObject, JsonPrimitive, FrozenJson, JsonViolation } from './json.ts';
 export { snapshotJson, isLosslessJson, deepFreeze, LossyJsonError } from './json.ts';
 export type { ContentBlock, TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink } from './content.ts';
@@ -53,3 +61,70 @@ export type {
   SandboxCallOutcome,
   SandboxPoolStatus,
 } from './sandbox-runtime.ts';
+
+// ---------------------------------------------------------------------------
+// Code Mode (DESIGN §7). createCodeMode fills in the defaults: this facade is
+// the one file of src/ that composes the sandbox and typings wings.
+// ---------------------------------------------------------------------------
+export { createCodeModeCore } from './code-mode/code-mode.ts';
+export type { CodeMode, CodeModeCoreOptions, CodeModeKind } from './code-mode/code-mode.ts';
+export { DEFAULT_CODE_MODE_LIMITS } from './code-mode/limits.ts';
+export type { CodeModeLimits } from './code-mode/limits.ts';
+export type { TypecheckMode } from './code-mode/run-code-tool.ts';
+export type { TypingsService, TypecheckDiagnostic } from './code-mode/typings-service.ts';
+export { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
+export type { InProcessRuntimeOptions } from '../sandbox/in-process-runtime.ts';
+
+export interface CodeModeOptions {
+  registry: ToolRegistry;
+  /**
+   * Where programs run. Default `'in-process'` (isolates in this process, with
+   * a warm pool of 2). A runtime made here is closed by `close()`; a
+   * `SandboxRuntime` you pass stays yours to close.
+   */
+  runtime?: 'in-process' | 'process' | SandboxRuntime;
+  /** Per-run limits; see {@link CodeModeLimits} for each default. */
+  limits?: Partial<CodeModeLimits>;
+  /** `'code'` (default), `'native'` or `'both'`; see {@link createCodeModeCore}. */
+  mode?: CodeModeKind;
+  /** `'off'` (default), `'warn'` or `'enforce'`: type-check programs against the tool typings first. */
+  typecheck?: TypecheckMode;
+  /** Default: a typings service stating these limits in its prompt. */
+  typings?: TypingsService;
+  /** Every console line of every run as it is logged. */
+  onLog?(line: string, call: { callId: string; sessionId: string }): void;
+}
+
+/** Code Mode with defaults: register `runCodeTool` on the registry to offer `run_code`. */
+export function createCodeMode(options: CodeModeOptions): CodeMode {
+  const choice = options.runtime ?? 'in-process';
+  let runtime: SandboxRuntime;
+  let owned = false;
+  if (choice === 'in-process') {
+    runtime = createInProcessRuntime({ warmPoolMemoryMiB: options.limits?.memoryMiB ?? 128 });
+    owned = true;
+  } else if (choice === 'process') {
+    // TODO(process runtime): wire sandbox/process here once it is the service default.
+    throw new Error("the process runtime is not available yet: use runtime 'in-process', or pass a SandboxRuntime");
+  } else {
+    runtime = choice;
+  }
+  const core = createCodeModeCore({
+    registry: options.registry,
+    runtime,
+    typings: options.typings ?? createTypingsService({ promptLimits: { ...options.limits } }),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.typecheck === undefined ? {} : { typecheck: options.typecheck }),
+    ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+  });
+  return {
+    runCodeTool: core.runCodeTool,
+    typings: () => core.typings(),
+    prompt: () => core.prompt(),
+    async close() {
+      await core.close();
+      if (owned) await runtime.close();
+    },
+  };
+}

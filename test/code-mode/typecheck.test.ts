@@ -1,0 +1,57 @@
+import { afterEach, expect, it } from 'vitest';
+import { defineTool } from '../../src/define-tool.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
+import { createTypingsService } from '../../typings/service.ts';
+import { createBench, sharedRuntime, valueOf, type Bench } from './harness.ts';
+
+let bench: Bench;
+afterEach(() => bench.close());
+
+const typings = createTypingsService();
+let calls = 0;
+const count = defineTool({
+  name: 'count',
+  description: 'Counts.',
+  parameters: { by: { type: 'integer', required: true } },
+  output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+  async execute(args) {
+    calls++;
+    return args.by;
+  },
+});
+
+it("'enforce' fails with kind typecheck before any tool runs, each diagnostic at line:col with a code frame", async () => {
+  bench = createBench({ typings, typecheck: 'enforce' });
+  bench.registry.register(count);
+  calls = 0;
+  const result = await bench.runCode('await tools.count({ by: 1 });\nconst n: number = await tools.count({ by: "two" });\nreturn n;');
+  expect(calls).toBe(0);
+  expect(result.isError).toBe(true);
+  if (!result.isError) return;
+  expect(result.error.info?.code).toBe('CODE_RUN_FAILED');
+  expect(result.error.message).toMatch(/^code run failed \(typecheck\): 1 type error; nothing ran/);
+  expect(result.error.message).toMatch(/agent\.ts:2:\d+ - error TS2322: /);
+  expect(result.error.message).toMatch(/> 2 \| const n: number = await tools\.count\(\{ by: "two" \}\);/);
+}, 60_000);
+
+it("'warn' runs the program and puts the diagnostics at the top of the logs", async () => {
+  bench = createBench({ typings, typecheck: 'warn' });
+  bench.registry.register(count);
+  const result = await bench.runCode('const label: string = await tools.count({ by: 2 });\nconsole.log("ran");\nreturn label;');
+  const value = valueOf(result);
+  expect(value.result).toBe(2);
+  expect(value.logs).toHaveLength(2);
+  expect(value.logs[0]).toMatch(/^\[typecheck\] agent\.ts:1:7 - error TS2322: /);
+  expect(value.logs[1]).toBe('ran');
+}, 60_000);
+
+it('a clean program runs unchanged under enforce', async () => {
+  bench = createBench({ typings, typecheck: 'enforce' });
+  bench.registry.register(count);
+  expect(valueOf(await bench.runCode('const n: number = await tools.count({ by: 3 });\nreturn n * 2;'))).toEqual({ logs: [], result: 6 });
+}, 60_000);
+
+it('typecheck without a typings service is refused at creation', () => {
+  expect(() => createCodeModeCore({ registry: createToolRegistry(), runtime: sharedRuntime(), typecheck: 'warn' })).toThrow(/needs a typings service/);
+});
