@@ -168,7 +168,7 @@ function objectNode(input: Record<string, unknown>, depth: number, limits: Schem
 
 /** `const` / `enum` as literal members, or undefined when the node has none we can render. */
 function literalsOf(input: Record<string, unknown>, limits: SchemaLimits): Literal[] | undefined {
-  if (Object.hasOwn(input, 'const')) {
+  if (Object.prototype.propertyIsEnumerable.call(input, 'const')) {
     const value = own(input, 'const');
     return isLiteral(value, limits) ? [value] : undefined;
   }
@@ -198,8 +198,9 @@ function describe(input: Record<string, unknown>, limits: SchemaLimits): string 
   return tag === undefined ? text : `${text}\n${tag}`;
 }
 
+/** An own enumerable property, as JSON would see it. */
 function own(record: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
+  return Object.prototype.propertyIsEnumerable.call(record, key) ? record[key] : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

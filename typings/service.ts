@@ -2,6 +2,7 @@
  * `createTypingsService`: the TypingsService code mode calls (typings, prompt,
  * type-check), with the typings cached by a hash of the schemas.
  */
+import { createHash } from 'node:crypto';
 import type { TypecheckDiagnostic, TypingsService } from '../src/code-mode/typings-service.ts';
 import type { ToolSchema } from '../src/tool.ts';
 import { renderTypings } from './generate.ts';
@@ -27,10 +28,22 @@ export interface TypingsServiceOptions {
 export function createTypingsService(options: TypingsServiceOptions = {}): TypingsService {
   const limits: SchemaLimits = { ...DEFAULT_SCHEMA_LIMITS, ...options.limits };
   const typingsCache = new LruCache<string, Promise<string>>(options.cacheSize ?? 32);
+  const rawCache = new LruCache<string, Promise<string>>(options.cacheSize ?? 32);
   const memberCache = new LruCache<string, string>(options.memberCacheSize ?? 2_000);
   const checker = createTypechecker(options.typecheck);
 
   function typings(schemas: readonly ToolSchema[]): Promise<string> {
+    // Fast path: the very same JSON as a recent call, without sanitising it again.
+    const raw = rawKey(schemas);
+    const hit = raw === undefined ? undefined : rawCache.get(raw);
+    if (hit !== undefined) return hit;
+    const pending = generate(schemas);
+    if (raw !== undefined) rawCache.set(raw, pending);
+    pending.catch(() => raw !== undefined && rawCache.delete(raw));
+    return pending;
+  }
+
+  function generate(schemas: readonly ToolSchema[]): Promise<string> {
     const tools = prepareTools(schemas, limits);
     const key = fingerprint(tools);
     let pending = typingsCache.get(key);
@@ -52,4 +65,14 @@ export function createTypingsService(options: TypingsServiceOptions = {}): Typin
       return checker.check(code, await typings(schemas));
     },
   };
+}
+
+/** sha256 of the input's JSON text; undefined when it has none (a cycle, a throwing getter …). */
+function rawKey(schemas: unknown): string | undefined {
+  try {
+    const text = JSON.stringify(schemas);
+    return typeof text === 'string' ? createHash('sha256').update(text).digest('hex') : undefined;
+  } catch {
+    return undefined;
+  }
 }
