@@ -8,6 +8,8 @@ import { CALL_ERROR_CODES, CALL_ERROR_CODE_LIST } from './call-error-codes.ts';
 export interface PromptLimits {
   /** Wall time of a run including nested waits, ms. Default 30,000. */
   timeoutMs: number;
+  /** Longest wall time a run may ask for with run_code's `timeoutMs`, ms. Default 600,000. */
+  maxTimeoutMs: number;
   /** Isolate heap, MiB. Default 128. */
   memoryMiB: number;
   /** Nested tool calls per run. Default 1,000. */
@@ -22,6 +24,7 @@ export interface PromptLimits {
 
 export const DEFAULT_PROMPT_LIMITS: PromptLimits = {
   timeoutMs: 30_000,
+  maxTimeoutMs: 600_000,
   memoryMiB: 128,
   maxCalls: 1_000,
   maxParallelCalls: 10,
@@ -52,7 +55,8 @@ export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}
     '- TypeScript is accepted if it is erasable (no `enum`, `namespace` or parameter properties); plain JavaScript is too.',
     '- Available: the standard JavaScript built-ins, `console`, `setTimeout`/`clearTimeout`, `tools` and `ToolCallError`.' +
       ' Not available: `import`/`require`, `process`, `fetch` or any other network, the file system except through tools, `WebAssembly`.',
-    `- Limits per run: ${seconds(l.timeoutMs)} of wall time (waiting for tools included), ${l.memoryMiB} MiB of memory,` +
+    `- Limits per run: ${duration(l.timeoutMs)} of wall time, waiting for tools included (pass run_code a \`timeoutMs\` of up to` +
+      ` ${duration(l.maxTimeoutMs)} for a longer run), ${l.memoryMiB} MiB of memory,` +
       ` ${count(l.maxCalls)} tool calls (${count(l.maxParallelCalls)} at a time), ${bytes(l.maxLogBytes)} of logs,` +
       ` ${bytes(l.maxResultBytes)} of returned value. Past a limit the run fails and you get its logs.`,
     '',
@@ -82,7 +86,8 @@ function fenced(text: string, language: string): string {
   return `${fence}${language}\n${text}\n${fence}`;
 }
 
-function seconds(ms: number): string {
+function duration(ms: number): string {
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${Number((ms / 1000).toFixed(1))} s`;
 }
 

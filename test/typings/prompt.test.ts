@@ -23,6 +23,7 @@ describe('renderPrompt', () => {
       '`require`',
       '`process`',
       '30 s of wall time',
+      '`timeoutMs` of up to 10 min',
       '1,000 tool calls (10 at a time)',
       '1 MiB of logs',
       '16 MiB of returned value',
@@ -34,8 +35,9 @@ describe('renderPrompt', () => {
   });
 
   it('states the configured limits', () => {
-    const prompt = renderPrompt('', { timeoutMs: 5_500, maxCalls: 50, maxParallelCalls: 2, maxLogBytes: 64 * 1024, maxResultBytes: 1000 });
+    const prompt = renderPrompt('', { timeoutMs: 5_500, maxTimeoutMs: 90_000, maxCalls: 50, maxParallelCalls: 2, maxLogBytes: 64 * 1024, maxResultBytes: 1000 });
     expect(prompt).toContain('5.5 s of wall time');
+    expect(prompt).toContain('`timeoutMs` of up to 90 s');
     expect(prompt).toContain('50 tool calls (2 at a time), 64 KiB of logs, 1,000 bytes of returned value');
   });
 
