@@ -113,8 +113,8 @@ function shapeOf(input: Record<string, unknown>, depth: number, limits: SchemaLi
   if (literals !== undefined) return { enum: literals };
 
   if (Array.isArray(type)) {
-    const types = type.filter((t): t is string => typeof t === 'string' && TYPES.has(t));
-    if (types.length === 0 || types.length !== type.length) return { tsType: 'JsonValue' };
+    if (type.length === 0 || !type.every((t) => typeof t === 'string' && TYPES.has(t))) return { tsType: 'JsonValue' };
+    const types = [...new Set(type as string[])];
     if (types.length === 1) return typed(input, types[0], depth, limits, budget);
     return { oneOf: types.map((t) => typed(input, t, depth + 1, limits, budget)) };
   }

@@ -159,6 +159,7 @@ describe('hostile schemas', () => {
         properties: {
           injected: { tsType: 'any; declare const injected: 1' },
           types: { type: ['string', 'null'] },
+          manyTypes: { type: Array.from({ length: 100_000 }, () => 'string') },
           badType: { type: 'date' },
           tuple: { type: 'array', items: [{ type: 'string' }] },
           objects: { enum: [{ a: 1 }, 'b'] },
@@ -175,6 +176,7 @@ describe('hostile schemas', () => {
     ]);
     expect(typings).not.toContain('injected: 1');
     expect(typings).toContain('types?: (string | null)');
+    expect(typings).toContain('manyTypes?: string\n');
     expect(typings).toContain('badType?: JsonValue');
     expect(typings).toContain('tuple?: JsonValue[]');
     expect(typings).toContain('objects?: JsonValue');
