@@ -3,36 +3,29 @@
  * snapshot + validate arguments, execute, snapshot + validate the value,
  * freeze, render, and the `tool/result` event to the in-memory sink.
  */
+import { defineTool } from '../src/define-tool.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
 import { createToolRegistry } from '../src/registry.ts';
-import type { ToolDefinition } from '../src/tool.ts';
 import { fmt, median, quantile, timeBatches, type BenchSection } from './section.ts';
 
 const WARMUP = 30_000;
 const BATCHES = 200;
 const PER_BATCH = 1_000;
 
-/** What `defineTool` builds for this spec: arguments validated, object output rendered as text. */
-const noop: ToolDefinition<any, any> = {
+const noop = defineTool({
   name: 'noop',
   description: 'Does nothing and says so.',
-  parameters: {
-    type: 'object',
-    properties: { path: { type: 'string' }, limit: { type: 'integer' } },
-    required: ['path'],
-  },
-  validateArguments: true,
+  parameters: { path: { type: 'string', required: true }, limit: { type: 'integer' } },
   output: {
     schema: {
       type: 'object',
-      properties: { ok: { type: 'boolean' }, path: { type: 'string' }, count: { type: 'integer' } },
-      required: ['ok', 'path', 'count'],
+      properties: { ok: { type: 'boolean', required: true }, path: { type: 'string', required: true }, count: { type: 'integer', required: true } },
       additionalProperties: false,
     },
-    render: (_args: unknown, value: { path: string; count: number }) => [{ type: 'text', text: `${value.path}: ${value.count}` }],
+    render: (_args, value) => [{ type: 'text', text: `${value.path}: ${value.count}` }],
   },
-  execute: async (args: { path: string }) => ({ ok: true, path: args.path, count: 3 }),
-};
+  execute: async (args) => ({ ok: true, path: args.path, count: 3 }),
+});
 
 export const section: BenchSection = {
   name: 'dispatch',

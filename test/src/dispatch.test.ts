@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defineTool } from '../../src/define-tool.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import type { ToolExec, ToolExecutionResult } from '../../src/tool.ts';
 import { bodyTool, echoTool, textOf } from './tool-fixtures.ts';
@@ -16,6 +17,38 @@ describe('dispatch', () => {
     expect(Object.isFrozen(result)).toBe(true);
     expect(Object.isFrozen(result.value)).toBe(true);
     expect(Object.isFrozen(result.content[0])).toBe(true);
+  });
+
+  it('dispatches a defineTool definition, validating nested arguments and the value', async () => {
+    const registry = createToolRegistry();
+    let runs = 0;
+    const tool = defineTool({
+      name: 'lines',
+      description: 'Numbered lines.',
+      parameters: {
+        path: { type: 'string', required: true },
+        mode: { type: 'string', enum: ['head', 'tail'] },
+        range: { type: 'object', properties: { from: { type: 'integer', required: true } }, additionalProperties: false },
+      },
+      output: {
+        schema: {
+          type: 'object',
+          properties: { lines: { type: 'array', items: { type: 'object', properties: { text: { type: 'string', required: true } }, additionalProperties: false }, required: true } },
+          additionalProperties: false,
+        },
+        render: (args, value) => [{ type: 'text', text: `${args.path}: ${value.lines.map((l) => l.text).join('|')}` }],
+      },
+      execute: async (args) => (runs++, { lines: [{ text: args.mode ?? 'all' }] }),
+    });
+    registry.register(tool);
+    const ok = await registry.dispatch({ name: 'lines', arguments: { path: 'a.txt', mode: 'head', range: { from: 1 } } });
+    expect(ok).toEqual({ isError: false, value: { lines: [{ text: 'head' }] }, content: [{ type: 'text', text: 'a.txt: head' }] });
+    const bad = await registry.dispatch({ name: 'lines', arguments: { mode: 'middle', range: { from: 'x' } } });
+    expect(codeOf(bad)).toBe('INVALID_ARGS');
+    expect(textOf(bad)).toMatch(/path/);
+    expect(textOf(bad)).toMatch(/arguments\.mode/);
+    expect(textOf(bad)).toMatch(/arguments\.range\.from/);
+    expect(runs).toBe(1);
   });
 
   it('answers an unknown tool with UNKNOWN_TOOL', async () => {

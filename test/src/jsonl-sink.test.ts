@@ -105,6 +105,24 @@ describe('JSONL event sink', () => {
     await Promise.all(Array.from({ length: 10 }, () => sink.flush('g')));
     expect(datasync).toHaveBeenCalledTimes(1);
     expect((await sink.read('g')).length).toBe(11);
+
+    // Flushes arriving while a round is in flight share the next round, and
+    // each resolves only after the fsync covering its own event.
+    datasync.mockRestore();
+    const original = proto.datasync;
+    let synced = 0;
+    const counted = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: unknown) {
+      await original.call(this);
+      synced++;
+    });
+    const syncedAtResolve: Promise<number>[] = [];
+    for (let i = 0; i < 10; i++) {
+      await sink.append(resultEvent('g', `late${i}`));
+      syncedAtResolve.push(sink.flush('g').then(() => synced));
+    }
+    expect(await Promise.all(syncedAtResolve)).toEqual([1, 2, 2, 2, 2, 2, 2, 2, 2, 2]);
+    expect(counted).toHaveBeenCalledTimes(2);
+    expect((await sink.read('g')).map((e) => e.seq)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
   });
 
   it('keeps order when appends race with a flush that is in flight', async () => {
