@@ -76,11 +76,8 @@ const MAX_REASONS = 3;
  * otherwise, described as unvalidated.
  */
 export function mcpOutputSchema(outputSchema: unknown): { schema: JsonSchemaNode; status: McpOutputSchemaStatus } {
-  const content: JsonSchemaNode = {
-    type: 'array',
-    items: {},
-    description: 'The MCP content blocks as JSON (text, image, audio, resource, resource_link).',
-  };
+  // No description: it would repeat in the typings of every bridged tool.
+  const content: JsonSchemaNode = { type: 'array', items: {} };
   const wrap = (structured: JsonSchemaNode, required: string[]): JsonSchemaNode => ({
     type: 'object',
     additionalProperties: false,
@@ -95,11 +92,17 @@ export function mcpOutputSchema(outputSchema: unknown): { schema: JsonSchemaNode
   if (reasons.length === 0) {
     return { schema: wrap(normalizeRawSchema(outputSchema), ['content', 'structuredContent']), status: { kind: 'enforced' } };
   }
-  const shown = reasons.slice(0, MAX_REASONS).join('; ') + (reasons.length > MAX_REASONS ? `; and ${reasons.length - MAX_REASONS} more` : '');
+  const shown =
+    reasons.slice(0, MAX_REASONS).map(briefReason).join('; ') + (reasons.length > MAX_REASONS ? `; and ${reasons.length - MAX_REASONS} more` : '');
   return {
     schema: wrap({ description: `Unvalidated: the server's outputSchema is outside the supported subset (${shown}); any JSON.` }, ['content']),
     status: { kind: 'unvalidated', reasons },
   };
+}
+
+/** `path: what is wrong: how to fix` → `path: what is wrong` (the typings repeat it; the fix is for authors). */
+function briefReason(reason: string): string {
+  return reason.split(': ').slice(0, 2).join(': ');
 }
 
 function subsetViolations(outputSchema: unknown): string[] {

@@ -1,0 +1,93 @@
+import { realpath, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCodeModeCore, type CodeMode } from '../../src/code-mode/code-mode.ts';
+import { createMemoryEventSink, type MemoryEventSink } from '../../src/event-sinks/memory-sink.ts';
+import { connectMcpServers, type McpBridge } from '../../src/mcp/index.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import type { ToolRegistry } from '../../src/tool.ts';
+import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import { generateTypings } from '../../typings/generate.ts';
+import { filesystemServer, fixtureConfig, nodeBin, tempDir } from './helpers.ts';
+
+// A run_code program calling the published filesystem server and the fixture server.
+let registry: ToolRegistry;
+let sink: MemoryEventSink;
+let bridge: McpBridge;
+let codeMode: CodeMode;
+let runtime: SandboxRuntime;
+let workspace: string;
+let removeWorkspace: () => Promise<void>;
+
+beforeAll(async () => {
+  const dir = await tempDir();
+  removeWorkspace = dir.remove;
+  workspace = await realpath(dir.path);
+  await writeFile(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
+  sink = createMemoryEventSink();
+  registry = createToolRegistry({ eventSink: sink });
+  bridge = await connectMcpServers({
+    servers: { fs: { command: nodeBin, args: [filesystemServer, workspace] }, fixture: fixtureConfig() },
+    registry,
+  });
+  runtime = createInProcessRuntime({ warmPoolSize: 1 });
+  codeMode = createCodeModeCore({ registry, runtime });
+  registry.register(codeMode.runCodeTool);
+});
+afterAll(async () => {
+  await codeMode.close();
+  await runtime.close();
+  await bridge.close();
+  await removeWorkspace();
+});
+
+describe('run_code calling MCP tools', () => {
+  it('gets canonical values, catches an MCP isError as ToolCallError, and logs only rendered content', async () => {
+    const path = join(workspace, 'notes.txt');
+    const code = `
+      const file = await tools.fs__read_text_file({ path: ${JSON.stringify(path)} });
+      const typed = await tools.fixture__typed({ x: 41 });
+      let failed = '';
+      try {
+        await tools.fixture__fail({});
+      } catch (error) {
+        failed = error.code + ' ' + error.toolName + ': ' + error.message;
+      }
+      console.log('lines', file.structuredContent.content.split('\\n').length);
+      return { text: file.structuredContent.content, next: typed.structuredContent.x + 1, failed };
+    `;
+    const result = await registry.dispatch({ name: 'run_code', arguments: { code, description: 'read through MCP' }, sessionId: 's1' });
+    if (result.isError) throw new Error(result.error.message);
+    expect(result.value).toEqual({
+      logs: ['lines 3'],
+      result: { text: 'alpha\nbeta\n', next: 42, failed: 'TOOL_FAILED fixture__fail: the widget is jammed: unjam it first' },
+    });
+    const nested = sink.events('s1').filter((event) => event.type === 'tool/ptc-dispatch');
+    expect(nested.map((event) => [event.name, event.isError])).toEqual([
+      ['fs__read_text_file', false],
+      ['fixture__typed', false],
+      ['fixture__fail', true],
+    ]);
+    expect(nested[0]).toMatchObject({ content: [{ type: 'text', text: 'alpha\nbeta\n' }] });
+    expect(JSON.stringify(nested)).not.toContain('structuredContent');
+  });
+
+  it('types the stubs from an enforced outputSchema, and an unsupported one as unvalidated JSON', async () => {
+    const typings = await generateTypings(registry.schemas());
+    expect(typings).toContain(
+      ['  fs__read_text_file: {', '    content: JsonValue[]', '    structuredContent: {', '      content: string', '    }', '  }'].join('\n'),
+    );
+    expect(typings).toContain(
+      [
+        '  fixture__loose: {',
+        '    content: JsonValue[]',
+        '    /**',
+        "     * Unvalidated: the server's outputSchema is outside the supported subset (outputSchema.properties.id: `pattern` is not supported); any JSON.",
+        '     */',
+        '    structuredContent?: JsonValue',
+        '  }',
+      ].join('\n'),
+    );
+  });
+});
