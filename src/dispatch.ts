@@ -3,7 +3,9 @@
  * admit → resolve → snapshot+freeze arguments → validate arguments → exec →
  * already aborted? → around-dispatch (wrappers → deadline → body → project
  * output) → post-execute → spill (outer) → `tool/result` event (outer) → result.
- * It never rejects: every failure is a result.
+ * It never rejects: every failure is a result. Failures before the exec
+ * exists (admission, unknown tool, invalid arguments) skip the hooks but are
+ * still recorded; a request too malformed to name a call is neither.
  */
 import { randomUUID } from 'node:crypto';
 import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
@@ -35,6 +37,7 @@ interface Ids {
   signal: AbortSignal;
   agent: AgentHandle | undefined;
   parent: DispatchToken | undefined;
+  arguments: unknown;
 }
 
 export async function dispatch(env: DispatchEnv, request: DispatchRequest): Promise<ToolExecutionResult> {
@@ -42,10 +45,10 @@ export async function dispatch(env: DispatchEnv, request: DispatchRequest): Prom
   if (typeof ids === 'string') return failure('INVALID_ARGS', ids);
   let result: ToolExecutionResult;
   try {
-    result = await run(env, ids, request.arguments);
+    result = await run(env, ids);
   } catch (error) {
     // Only a bug in the pipeline lands here; the promise still resolves.
-    result = failure('TOOL_FAILED', `internal error while dispatching "${ids.name}": ${describeThrown(error).message}`, 'InternalError');
+    result = failure('TOOL_FAILED', `internal error while dispatching ${JSON.stringify(ids.name)}: ${describeThrown(error).message}`, 'InternalError');
   }
   if (ids.parent === undefined && env.eventSink !== undefined) {
     const recording = record(env, env.eventSink, ids, result);
@@ -54,7 +57,7 @@ export async function dispatch(env: DispatchEnv, request: DispatchRequest): Prom
   return result;
 }
 
-async function run(env: DispatchEnv, ids: Ids, rawArguments: unknown): Promise<ToolExecutionResult> {
+async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
   const outer = ids.parent === undefined;
   const hooks = env.hooks();
   const refusal = admit(hooks, ids.name, !outer);
@@ -67,19 +70,19 @@ async function run(env: DispatchEnv, ids: Ids, rawArguments: unknown): Promise<T
 
   let args: JsonObject;
   try {
-    const snap = snapshotJson(rawArguments, 'arguments');
+    const snap = snapshotJson(ids.arguments, 'arguments');
     if (typeof snap !== 'object' || snap === null || Array.isArray(snap)) {
-      return failure('INVALID_ARGS', `arguments of tool "${ids.name}" must be one JSON object, such as {}`);
+      return failure('INVALID_ARGS', `arguments of tool ${JSON.stringify(ids.name)} must be one JSON object, such as {}`);
     }
     args = deepFreeze(snap) as JsonObject;
   } catch (error) {
     const detail = error instanceof LossyJsonError ? `${error.violation.path}: ${error.violation.message}` : describeThrown(error).message;
-    return failure('INVALID_ARGS', `arguments of tool "${ids.name}" are not lossless JSON: ${detail}`);
+    return failure('INVALID_ARGS', `arguments of tool ${JSON.stringify(ids.name)} are not lossless JSON: ${detail}`);
   }
   if (entry.validateArgs !== undefined) {
     const violations = entry.validateArgs(args);
     if (violations.length > 0) {
-      return failure('INVALID_ARGS', `arguments of tool "${ids.name}" do not match its parameters: ${violations.join('; ')}`);
+      return failure('INVALID_ARGS', `arguments of tool ${JSON.stringify(ids.name)} do not match its parameters: ${violations.join('; ')}`);
     }
   }
 
@@ -154,6 +157,7 @@ function readRequest(request: DispatchRequest): Ids | string {
       signal: signal ?? NEVER,
       agent,
       parent,
+      arguments: request.arguments,
     };
   } catch (error) {
     return `the dispatch request could not be read: ${describeThrown(error).message}`;

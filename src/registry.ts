@@ -38,6 +38,8 @@ export interface ToolRegistryOptions {
 /** Longest `timeoutMs` a definition may set (the Node timer maximum, ~24.8 days). */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
+type Method = (this: unknown, ...args: unknown[]) => unknown;
+
 interface Registration {
   readonly entry: ToolEntry;
   readonly schema: ToolSchema;
@@ -169,21 +171,24 @@ function compile(definition: ToolDefinition<any, any>): Registration {
   }
   if (problems.length > 0) throw new SchemaError(problems, `definition of ${label}`);
 
+  // Callbacks keep the caller's objects as `this` (as defineTool does); the copy holds them, frozen.
+  const render = output!.render as Method;
+  const presentationMeta = output!.presentationMeta as Method | undefined;
+  const execute = d.execute as Method;
+  const isConcurrencySafe = d.isConcurrencySafe as Method | undefined;
   const frozenOutput = Object.freeze({
     schema: outputSchema!,
-    render: output!.render as ToolDefinition['output']['render'],
-    ...(output!.presentationMeta === undefined
-      ? {}
-      : { presentationMeta: output!.presentationMeta as NonNullable<ToolDefinition['output']['presentationMeta']> }),
-  });
+    render: (args: unknown, value: unknown) => render.call(output, args, value),
+    ...(presentationMeta === undefined ? {} : { presentationMeta: (args: unknown, value: unknown) => presentationMeta.call(output, args, value) }),
+  }) as ToolDefinition<unknown, unknown>['output'];
   const copy = Object.freeze({
     name: name as string,
     description: d.description as string,
     parameters: parameters!,
     validateArguments,
     output: frozenOutput,
-    execute: d.execute as ToolDefinition['execute'],
-    ...(d.isConcurrencySafe === undefined ? {} : { isConcurrencySafe: d.isConcurrencySafe as (args: unknown) => boolean }),
+    execute: (args: unknown, exec: unknown) => execute.call(definition, args, exec) as Promise<unknown>,
+    ...(isConcurrencySafe === undefined ? {} : { isConcurrencySafe: (args: unknown) => isConcurrencySafe.call(definition, args) === true }),
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
   }) as ToolDefinition<unknown, unknown>;
 
@@ -209,7 +214,7 @@ function compile(definition: ToolDefinition<any, any>): Registration {
     isConcurrencySafe(args: JsonValue): boolean {
       if (concurrencySafe === undefined) return false;
       try {
-        return concurrencySafe.call(copy, args) === true;
+        return concurrencySafe(args);
       } catch {
         return false;
       }

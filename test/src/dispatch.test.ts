@@ -223,6 +223,12 @@ describe('dispatch', () => {
       registry.dispatch({ name: 42 } as never),
       registry.dispatch({ name: 'x', arguments: {}, signal: 'soon' } as never),
       registry.dispatch({ name: 'x', arguments: {}, parent: {} } as never),
+      registry.dispatch({
+        name: 'x',
+        get arguments(): unknown {
+          throw new Error('hostile getter');
+        },
+      }),
     ]);
     for (const result of results) expect(result.isError).toBe(true);
   });

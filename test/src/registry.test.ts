@@ -61,6 +61,27 @@ describe('register', () => {
     expect(Object.isFrozen(schema.parameters)).toBe(true);
   });
 
+  it('calls a raw definition’s methods with the definition (or its output) as `this`', async () => {
+    const registry = createToolRegistry();
+    const definition = {
+      ...echoTool(),
+      greeting: 'hello',
+      async execute(this: { greeting: string }, args: { text: string }) {
+        return { text: `${this.greeting} ${args.text}` };
+      },
+    };
+    definition.output = {
+      ...definition.output,
+      suffix: '!',
+      render(this: { suffix: string }, _args: unknown, value: { text: string }) {
+        return [{ type: 'text', text: value.text + this.suffix }];
+      },
+    } as typeof definition.output;
+    registry.register(definition);
+    const result = await registry.dispatch({ name: 'echo', arguments: { text: 'you' } });
+    expect(result.content).toEqual([{ type: 'text', text: 'hello you!' }]);
+  });
+
   it('refuses a bad timeoutMs and a non-function execute, listing both', () => {
     const registry = createToolRegistry();
     expect(() => registry.register(echoTool({ timeoutMs: -1, execute: 'nope' as never }))).toThrow(/timeoutMs[\s\S]*execute|execute[\s\S]*timeoutMs/);
