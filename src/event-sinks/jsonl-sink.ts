@@ -131,6 +131,15 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     return startRound(s);
   }
 
+  async function flush(sessionId: string): Promise<void> {
+    const s = sessions.get(sessionId);
+    if (s === undefined) return;
+    // Appends queued behind an open run first, so their lines are in the buffer.
+    if (s.opening !== undefined) await s.opening;
+    await flushOpen(s);
+  }
+
+  // Methods never use `this`: they may be passed around detached.
   return {
     append(event) {
       if (closed) throw new Error('the JSONL event sink is closed: create a new one to keep logging');
@@ -150,13 +159,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
       );
     },
 
-    async flush(sessionId) {
-      const s = sessions.get(sessionId);
-      if (s === undefined) return;
-      // Appends queued behind an open run first, so their lines are in the buffer.
-      if (s.opening !== undefined) await s.opening;
-      await flushOpen(s);
-    },
+    flush,
 
     async read(sessionId, readOptions = {}) {
       const after = readOptions.after ?? 0;
@@ -176,7 +179,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
       const errors: unknown[] = [];
       for (const [sessionId, s] of sessions) {
         try {
-          await this.flush(sessionId);
+          await flush(sessionId);
         } catch (error) {
           errors.push(error);
         }
