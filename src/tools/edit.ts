@@ -1,0 +1,97 @@
+/**
+ * `edit`: exact string replacement in an existing text file. `old_string`
+ * must occur exactly once unless `replace_all` is set; replacement text is
+ * literal (no `$&`-style patterns). Exclusive: never overlaps other calls.
+ */
+import { writeFile } from 'node:fs/promises';
+import { textContent } from '../content.ts';
+import { defineTool } from '../define-tool.ts';
+import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
+import type { ToolContext } from './context.ts';
+import { diffHunks } from './diff-hunks.ts';
+import { readTextFile, tooLarge } from './text-file.ts';
+import { WorkspaceError, fsFailure } from './workspace-error.ts';
+
+export function createEditTool({ workspace, limits }: ToolContext) {
+  const parameters = {
+    file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
+    old_string: { type: 'string', required: true, description: 'The exact text to replace (not empty).' },
+    new_string: { type: 'string', required: true, description: 'The replacement text (must differ from old_string).' },
+    replace_all: { type: 'boolean', description: 'Replace every occurrence instead of requiring one. Default false.' },
+  } as const satisfies ParameterSchemaSpec;
+  const valueSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+      before: { type: 'string', required: true, description: 'The content before the edit.' },
+      after: { type: 'string', required: true, description: 'The content after the edit.' },
+    },
+  } as const satisfies ValueSchemaSpec;
+  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
+  return defineTool<typeof parameters, typeof valueSchema>({
+    name: 'edit',
+    description:
+      'Replace exact text in an existing text file of the workspace. old_string must match the file exactly ' +
+      '(whitespace included) and occur once; include more surrounding lines to make it unique, or set replace_all.',
+    parameters,
+    output: {
+      schema: valueSchema,
+      render(args, value) {
+        const count = args.replace_all === true ? countOccurrences(value.before, args.old_string) : 1;
+        return textContent(count === 1 ? `Edited ${value.path}` : `Edited ${value.path} (${count} replacements)`);
+      },
+      presentationMeta: (_args, value) => diffHunks(value.before, value.after),
+    },
+    async execute(args, exec) {
+      if (args.old_string === '') {
+        throw new WorkspaceError('invalid-argument', 'old_string is empty: pass the exact text to replace (use write to create a file)');
+      }
+      if (args.old_string === args.new_string) {
+        throw new WorkspaceError('invalid-argument', 'old_string and new_string are the same: nothing would change');
+      }
+      const target = await workspace.resolveExisting(args.file_path);
+      if (target.isDirectory) throw new WorkspaceError('not-a-file', `"${target.display}" is a directory: pass a file path`);
+      const before = await readTextFile(target.absolute, target.display, limits.maxEditBytes, exec.signal);
+      const count = countOccurrences(before, args.old_string);
+      if (count === 0) {
+        throw new WorkspaceError(
+          'no-match',
+          `old_string was not found in "${target.display}": it must match the file exactly, whitespace and line breaks included (read the file first)`,
+        );
+      }
+      if (count > 1 && args.replace_all !== true) {
+        throw new WorkspaceError(
+          'ambiguous-match',
+          `old_string occurs ${count} times in "${target.display}": include more surrounding lines to make it unique, or pass replace_all: true to replace all ${count}`,
+        );
+      }
+      const after = replaceLiteral(before, args.old_string, args.new_string, args.replace_all === true);
+      const size = Buffer.byteLength(after, 'utf8');
+      if (size > limits.maxEditBytes) throw tooLarge(target.display, size, limits.maxEditBytes);
+      try {
+        await writeFile(target.absolute, after, { encoding: 'utf8', signal: exec.signal });
+      } catch (error) {
+        throw fsFailure(error, target.display, 'write');
+      }
+      return { path: target.display, before, after };
+    },
+  });
+}
+
+/** Non-overlapping occurrences, scanning left to right (as the replacement does). */
+export function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) count++;
+  return count;
+}
+
+function replaceLiteral(text: string, needle: string, replacement: string, all: boolean): string {
+  let out = '';
+  let from = 0;
+  for (let i = text.indexOf(needle); i !== -1; i = all ? text.indexOf(needle, from) : -1) {
+    out += text.slice(from, i) + replacement;
+    from = i + needle.length;
+  }
+  return out + text.slice(from);
+}

@@ -1,0 +1,95 @@
+/**
+ * `glob`: files whose path (relative to `path`) matches a picomatch pattern.
+ * Dotfiles match like any file; `.git` and `node_modules` (configurable) are
+ * never entered; symbolic links are listed but not followed. Only the part of
+ * the tree below the pattern's literal prefix is walked.
+ */
+import picomatch from 'picomatch';
+import { textContent } from '../content.ts';
+import { defineTool } from '../define-tool.ts';
+import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
+import type { ToolContext } from './context.ts';
+import { renderPage } from './paging.ts';
+import { walkFiles } from './walk.ts';
+import { WorkspaceError } from './workspace-error.ts';
+
+export function createGlobTool({ workspace, limits, ignoreDirectories }: ToolContext) {
+  const parameters = {
+    pattern: { type: 'string', required: true, description: 'Glob pattern, relative to path.' },
+    path: { type: 'string', description: 'Directory to search in, relative to the workspace root. Default: the root.' },
+  } as const satisfies ParameterSchemaSpec;
+  const valueSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      paths: {
+        type: 'array',
+        required: true,
+        items: { type: 'string' },
+        description: 'Matching files, workspace-relative, sorted.',
+      },
+    },
+  } as const satisfies ValueSchemaSpec;
+  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
+  return defineTool<typeof parameters, typeof valueSchema>({
+    name: 'glob',
+    description:
+      'Find files by glob pattern (such as "**/*.ts" or "src/*.{js,json}"), matched against paths relative to path. ' +
+      `Returns workspace-relative paths, sorted; at most ${limits.maxResults}. ` +
+      `Directories named ${[...ignoreDirectories].join(', ') || '(none)'} are skipped.`,
+    parameters,
+    output: {
+      schema: valueSchema,
+      render(_args, value) {
+        if (value.paths.length === 0) return textContent('No files found');
+        return textContent(
+          renderPage(value.paths, {
+            pageSize: limits.renderPageSize,
+            cap: limits.maxResults,
+            noun: 'files',
+            narrow: 'narrow the pattern or path',
+          }),
+        );
+      },
+    },
+    isConcurrencySafe: () => true,
+    async execute(args, exec) {
+      const pattern = args.pattern.replace(/^(\.\/)+/, '');
+      if (pattern === '') throw new WorkspaceError('invalid-argument', 'pattern is empty: pass a glob such as "**/*.ts"');
+      if (pattern.startsWith('/')) {
+        throw new WorkspaceError('invalid-argument', `pattern "${args.pattern}" is absolute: pass a relative pattern and the directory as path`);
+      }
+      const base = await workspace.resolveExisting(args.path ?? '.');
+      if (!base.isDirectory) throw new WorkspaceError('not-a-directory', `path "${base.display}" is a file: pass a directory (or use read)`);
+      const join = (rel: string): string => (base.display === '.' ? rel : `${base.display}/${rel}`);
+
+      const scanned = picomatch.scan(pattern);
+      if (!scanned.isGlob) {
+        const literal = await resolveOptional(workspace, join(pattern));
+        return { paths: literal !== undefined && !literal.isDirectory ? [literal.display] : [] };
+      }
+      const start = scanned.base === '' ? base : await resolveOptional(workspace, join(scanned.base));
+      if (start === undefined || !start.isDirectory) return { paths: [] };
+      const prefix = scanned.base === '' ? '' : `${scanned.base}/`;
+      const matches = picomatch(pattern, { dot: true });
+      const paths: string[] = [];
+      for await (const entry of walkFiles(start, { ignoreDirectories, signal: exec.signal })) {
+        if (!matches(prefix + entry.relative)) continue;
+        paths.push(entry.display);
+        if (paths.length >= limits.maxResults) break;
+      }
+      paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      return { paths };
+    },
+  });
+}
+
+/** An existing path, or undefined when missing; escapes still throw. */
+async function resolveOptional(workspace: ToolContext['workspace'], input: string) {
+  try {
+    return await workspace.resolveExisting(input);
+  } catch (error) {
+    if (error instanceof WorkspaceError && error.reason === 'not-found') return undefined;
+    throw error;
+  }
+}

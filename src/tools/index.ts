@@ -1,0 +1,58 @@
+/**
+ * The built-in workspace tools: read, write, edit, glob, grep, all rooted at
+ * one workspace directory. Values are the canonical DTOs; failures are
+ * thrown `WorkspaceError`s, which the registry reports as `TOOL_FAILED`.
+ */
+import type { ToolDefinition } from '../tool.ts';
+import { createEditTool } from './edit.ts';
+import { createGlobTool } from './glob.ts';
+import { createGrepTool } from './grep.ts';
+import { type BuiltinToolLimits, resolveLimits } from './limits.ts';
+import { createReadTool } from './read.ts';
+import { openWorkspace } from './workspace-path.ts';
+import { createWriteTool } from './write.ts';
+
+export type { BuiltinToolLimits } from './limits.ts';
+export { DEFAULT_LIMITS } from './limits.ts';
+export { WorkspaceError, type WorkspaceErrorReason } from './workspace-error.ts';
+export { diffHunks, applyHunks, NO_NEWLINE_MARKER, type DiffHunk } from './diff-hunks.ts';
+
+export interface BuiltinToolsOptions {
+  /**
+   * The workspace root. Resolved to its real path once, when the tools are
+   * created (throws if it does not exist); every path a tool touches must
+   * stay inside it.
+   */
+  workspace: string;
+  /** Paging and collection caps; see each field for its default. */
+  limits?: BuiltinToolLimits;
+  /**
+   * Directory names glob and grep never descend into (at any depth). Default
+   * `['.git', 'node_modules']`. read, write and edit can still name files
+   * inside them explicitly.
+   */
+  ignoreDirectories?: readonly string[];
+}
+
+/** The default ignore list of glob and grep. */
+export const DEFAULT_IGNORE_DIRECTORIES: readonly string[] = Object.freeze(['.git', 'node_modules']);
+
+/**
+ * The five tools, ready to register: `for (const t of createBuiltinTools({ workspace })) registry.register(t)`.
+ * Typed loosely as a list; each tool's exact argument and value types live in
+ * its own module (`read.ts`, …) and in the generated typings.
+ */
+export function createBuiltinTools(options: BuiltinToolsOptions): ToolDefinition<unknown, unknown>[] {
+  const context = {
+    workspace: openWorkspace(options.workspace),
+    limits: resolveLimits(options.limits),
+    ignoreDirectories: new Set(options.ignoreDirectories ?? DEFAULT_IGNORE_DIRECTORIES),
+  };
+  return [
+    createReadTool(context),
+    createWriteTool(context),
+    createEditTool(context),
+    createGlobTool(context),
+    createGrepTool(context),
+  ];
+}

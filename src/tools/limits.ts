@@ -1,0 +1,62 @@
+/**
+ * Limits of the built-in workspace tools: every option with its default,
+ * unit and what happens at the limit.
+ */
+export interface BuiltinToolLimits {
+  /**
+   * read: lines returned per call, in lines. Default 2,000. It is both the
+   * page size when `limit` is omitted and the most a `limit` can ask for; the
+   * render then says how many lines remain and which `offset` reads on.
+   */
+  readPageLines?: number;
+  /**
+   * read and grep: characters kept of one line. Default 2,000. A longer line
+   * is cut there and ends with `… [line truncated: N characters]`, in the
+   * value as in the render.
+   */
+  maxLineChars?: number;
+  /**
+   * write and edit: largest file, in bytes, before or after the change.
+   * Default 10 MiB (10,485,760). Over it the call fails with `too-large`; the
+   * value holds the whole before and after text, so this also bounds it.
+   */
+  maxEditBytes?: number;
+  /** grep: files larger than this, in bytes, are skipped silently. Default 10 MiB. */
+  maxGrepFileBytes?: number;
+  /**
+   * glob and grep: collection cap, in items (paths or matching lines).
+   * Default 10,000. The walk stops once it is reached; the value holds every
+   * collected item and the render says the cap was reached.
+   */
+  maxResults?: number;
+  /**
+   * glob and grep: items shown in the render, in items. Default 100. The
+   * rest stay in the value (a run_code program sees them all); the render
+   * ends with an "N more" note.
+   */
+  renderPageSize?: number;
+}
+
+export type ResolvedLimits = Required<BuiltinToolLimits>;
+
+export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
+  readPageLines: 2000,
+  maxLineChars: 2000,
+  maxEditBytes: 10 * 1024 * 1024,
+  maxGrepFileBytes: 10 * 1024 * 1024,
+  maxResults: 10_000,
+  renderPageSize: 100,
+});
+
+export function resolveLimits(limits: BuiltinToolLimits = {}): ResolvedLimits {
+  const out = { ...DEFAULT_LIMITS };
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ResolvedLimits)[]) {
+    const value = limits[key];
+    if (value === undefined) continue;
+    if (!Number.isInteger(value) || value < 1) {
+      throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
+    }
+    out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,166 @@
+/**
+ * `read`: one page of a text file as numbered lines. The file is streamed,
+ * so memory stays bounded by the page whatever the file size; `totalLines`
+ * still counts the whole file.
+ */
+import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { textContent } from '../content.ts';
+import { defineTool } from '../define-tool.ts';
+import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
+import type { ToolContext } from './context.ts';
+import { BINARY_SNIFF_BYTES, binaryFileError, looksBinary, truncatedMarker } from './text-file.ts';
+import { WorkspaceError, fsFailure } from './workspace-error.ts';
+
+export function createReadTool({ workspace, limits }: ToolContext) {
+  const parameters = {
+    file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
+    offset: { type: 'integer', description: 'Line number to start at (1-based). Default 1.' },
+    limit: { type: 'integer', description: `Number of lines to read. Default and maximum ${limits.readPageLines}.` },
+  } as const satisfies ParameterSchemaSpec;
+  const valueSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+      offset: { type: 'integer', required: true, description: 'Line number of the first returned line (1-based).' },
+      lines: {
+        type: 'array',
+        required: true,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            number: { type: 'integer', required: true },
+            text: { type: 'string', required: true, description: 'The line without its line ending.' },
+          },
+        },
+      },
+      totalLines: { type: 'integer', required: true, description: 'Lines in the whole file.' },
+    },
+  } as const satisfies ValueSchemaSpec;
+  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
+  return defineTool<typeof parameters, typeof valueSchema>({
+    name: 'read',
+    description:
+      `Read a text file of the workspace as numbered lines (1-based). Pages of at most ${limits.readPageLines} lines: ` +
+      'pass offset (the first line number) and limit to read further. Long lines are truncated; binary files are refused.',
+    parameters,
+    output: {
+      schema: valueSchema,
+      render(_args, value) {
+        if (value.totalLines === 0) return textContent(`(${value.path} is empty)`);
+        if (value.lines.length === 0) {
+          return textContent(`(offset ${value.offset} is past the end: ${value.path} has ${value.totalLines} lines)`);
+        }
+        let text = value.lines.map((line) => `${String(line.number).padStart(6)}\t${line.text}`).join('\n');
+        const last = value.lines[value.lines.length - 1].number;
+        if (last < value.totalLines) {
+          text += `\n… ${value.totalLines - last} more lines; read with offset=${last + 1}`;
+        }
+        return textContent(text);
+      },
+    },
+    isConcurrencySafe: () => true,
+    async execute(args, exec) {
+      const offset = args.offset ?? 1;
+      if (offset < 0) throw new WorkspaceError('invalid-argument', `offset ${offset} is negative: pass a line number from 1`);
+      const limit = args.limit ?? limits.readPageLines;
+      if (limit < 1) throw new WorkspaceError('invalid-argument', `limit ${limit} reads nothing: pass at least 1 (or omit it)`);
+      const target = await workspace.resolveExisting(args.file_path);
+      if (target.isDirectory) {
+        throw new WorkspaceError('not-a-file', `"${target.display}" is a directory: use glob to list its files`);
+      }
+      const first = Math.max(1, offset);
+      const page = await readPage(target.absolute, target.display, first, Math.min(limit, limits.readPageLines), limits.maxLineChars, exec.signal);
+      return { path: target.display, offset: first, lines: page.lines, totalLines: page.totalLines };
+    },
+  });
+}
+
+interface Page {
+  lines: { number: number; text: string }[];
+  totalLines: number;
+}
+
+const CHUNK_BYTES = 64 * 1024;
+
+async function readPage(
+  absolute: string,
+  display: string,
+  first: number,
+  count: number,
+  maxLineChars: number,
+  signal: AbortSignal,
+): Promise<Page> {
+  const last = first + count - 1;
+  const lines: Page['lines'] = [];
+  let lineNumber = 1;
+  let kept = '';
+  let length = 0;
+  let lastChar = '';
+
+  const take = (chunk: string, from: number, to: number): void => {
+    if (to === from) return;
+    if (lineNumber >= first && lineNumber <= last && kept.length <= maxLineChars) {
+      kept += chunk.slice(from, Math.min(to, from + maxLineChars + 1 - kept.length));
+    }
+    length += to - from;
+    lastChar = chunk[to - 1];
+  };
+  const endLine = (): void => {
+    if (lineNumber >= first && lineNumber <= last) {
+      let full = length;
+      let text = kept;
+      if (lastChar === '\r') {
+        full--;
+        if (text.length > full) text = text.slice(0, full);
+      }
+      if (full > maxLineChars) text = truncatedMarker(text.slice(0, maxLineChars), full);
+      lines.push({ number: lineNumber, text });
+    }
+    lineNumber++;
+    kept = '';
+    length = 0;
+    lastChar = '';
+  };
+  const consume = (chunk: string): void => {
+    let start = 0;
+    for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', start)) {
+      take(chunk, start, i);
+      endLine();
+      start = i + 1;
+    }
+    take(chunk, start, chunk.length);
+  };
+
+  let handle;
+  try {
+    handle = await open(absolute, 'r');
+  } catch (error) {
+    throw fsFailure(error, display, 'read');
+  }
+  try {
+    if (!(await handle.stat()).isFile()) throw new WorkspaceError('not-a-file', `"${display}" is not a regular file: pass a file path`);
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const decoder = new StringDecoder('utf8');
+    let position = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      if (position < BINARY_SNIFF_BYTES && looksBinary(buffer.subarray(0, Math.min(bytesRead, BINARY_SNIFF_BYTES - position)))) {
+        throw binaryFileError(display);
+      }
+      position += bytesRead;
+      consume(decoder.write(buffer.subarray(0, bytesRead)));
+    }
+    consume(decoder.end());
+  } catch (error) {
+    throw fsFailure(error, display, 'read');
+  } finally {
+    await handle.close();
+  }
+  if (length > 0) endLine();
+  return { lines, totalLines: lineNumber - 1 };
+}

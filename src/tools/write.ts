@@ -1,0 +1,71 @@
+/**
+ * `write`: create or replace a whole text file; missing parent directories
+ * (inside the workspace) are created. Exclusive: never overlaps other calls.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { textContent } from '../content.ts';
+import { defineTool } from '../define-tool.ts';
+import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
+import type { ToolContext } from './context.ts';
+import { diffHunks } from './diff-hunks.ts';
+import { countLines, readTextFile, tooLarge } from './text-file.ts';
+import { fsFailure } from './workspace-error.ts';
+
+export function createWriteTool({ workspace, limits }: ToolContext) {
+  const parameters = {
+    file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
+    content: { type: 'string', required: true, description: 'The complete new content of the file.' },
+  } as const satisfies ParameterSchemaSpec;
+  const valueSchema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+      operation: { type: 'string', enum: ['create', 'update'], required: true },
+      before: {
+        oneOf: [{ type: 'string' }, { type: 'null' }],
+        required: true,
+        description: 'The previous content; null when the file was created.',
+      },
+      after: { type: 'string', required: true, description: 'The content now in the file.' },
+    },
+  } as const satisfies ValueSchemaSpec;
+  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
+  return defineTool<typeof parameters, typeof valueSchema>({
+    name: 'write',
+    description:
+      'Create a text file, or replace the whole content of an existing one, in the workspace. ' +
+      'Missing parent directories are created. Prefer edit for changing part of a file.',
+    parameters,
+    output: {
+      schema: valueSchema,
+      render(_args, value) {
+        return textContent(
+          value.operation === 'create'
+            ? `Created ${value.path} (${countLines(value.after)} lines)`
+            : `Updated ${value.path} (${countLines(value.after)} lines)`,
+        );
+      },
+      presentationMeta: (_args, value) => diffHunks(value.before ?? '', value.after),
+    },
+    async execute(args, exec) {
+      const target = await workspace.resolveForWrite(args.file_path);
+      const size = Buffer.byteLength(args.content, 'utf8');
+      if (size > limits.maxEditBytes) throw tooLarge(target.display, size, limits.maxEditBytes);
+      const before = target.exists ? await readTextFile(target.absolute, target.display, limits.maxEditBytes, exec.signal) : null;
+      try {
+        if (!target.exists) await mkdir(path.dirname(target.absolute), { recursive: true });
+        await writeFile(target.absolute, args.content, { encoding: 'utf8', signal: exec.signal });
+      } catch (error) {
+        throw fsFailure(error, target.display, 'write');
+      }
+      return {
+        path: target.display,
+        operation: before === null ? ('create' as const) : ('update' as const),
+        before,
+        after: args.content,
+      };
+    },
+  });
+}

@@ -1,0 +1,70 @@
+import { readFile, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './helpers.ts';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+afterEach(async () => {
+  await h.dispose();
+});
+
+describe('write', () => {
+  it('creates a file and its parent directories: DTO, render and hunks', async () => {
+    const result = await h.call('write', { file_path: 'a/b/new.txt', content: 'one\ntwo\n' });
+    expect(result.isError).toBe(false);
+    expect(result.value).toEqual({ path: 'a/b/new.txt', operation: 'create', before: null, after: 'one\ntwo\n' });
+    expect(h.text(result)).toBe('Created a/b/new.txt (2 lines)');
+    expect(result.meta).toEqual([{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 2, lines: ['+one', '+two'] }]);
+    expect(await readFile(path.join(h.root, 'a/b/new.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
+  it('updates an existing file: before is the old content', async () => {
+    await h.file('f.txt', 'a\nb\nc\n');
+    const result = await h.call('write', { file_path: 'f.txt', content: 'a\nB\nc\n' });
+    expect(result.value).toEqual({ path: 'f.txt', operation: 'update', before: 'a\nb\nc\n', after: 'a\nB\nc\n' });
+    expect(h.text(result)).toBe('Updated f.txt (3 lines)');
+    expect(result.meta).toEqual([{ oldStart: 1, oldLines: 3, newStart: 1, newLines: 3, lines: [' a', '-b', '+B', ' c'] }]);
+    expect(await readFile(path.join(h.root, 'f.txt'), 'utf8')).toBe('a\nB\nc\n');
+  });
+
+  it('accepts an absolute path inside the workspace and reports it relative', async () => {
+    const value = await h.value('write', { file_path: path.join(h.root, 'abs.txt'), content: 'x' });
+    expect(value).toEqual({ path: 'abs.txt', operation: 'create', before: null, after: 'x' });
+  });
+
+  it('writes through a symlink that stays inside the workspace', async () => {
+    await h.file('real/target.txt', 'old');
+    await symlink(path.join(h.root, 'real'), path.join(h.root, 'alias'));
+    const value = await h.value('write', { file_path: 'alias/target.txt', content: 'new' });
+    expect(value).toEqual({ path: 'alias/target.txt', operation: 'update', before: 'old', after: 'new' });
+    expect(await readFile(path.join(h.root, 'real/target.txt'), 'utf8')).toBe('new');
+  });
+
+  it('refuses to overwrite a binary file or a directory', async () => {
+    await h.file('bin.dat', new Uint8Array([1, 0, 2]));
+    await h.file('dir/x', 'x');
+    expect(await h.failure('write', { file_path: 'bin.dat', content: 'x' })).toBe(
+      '"bin.dat" is a binary file, not shown: only text files can be read or edited',
+    );
+    expect(await h.failure('write', { file_path: 'dir', content: 'x' })).toBe('"dir" is a directory, not a file: pass a file path');
+  });
+
+  it('refuses content over the size limit', async () => {
+    const small = await createHarness({ limits: { maxEditBytes: 4 } });
+    try {
+      expect(await small.failure('write', { file_path: 'f.txt', content: 'hello' })).toBe(
+        '"f.txt" is 5 bytes, over the 4-byte limit for write and edit: change it in smaller files or with another tool',
+      );
+    } finally {
+      await small.dispose();
+    }
+  });
+
+  it('is exclusive (not concurrency-safe)', () => {
+    expect(h.registry.get('write')?.isConcurrencySafe({ file_path: 'x', content: '' })).toBe(false);
+    expect(h.registry.get('edit')?.isConcurrencySafe({ file_path: 'x', old_string: 'a', new_string: 'b' })).toBe(false);
+  });
+});
