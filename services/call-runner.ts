@@ -9,7 +9,7 @@ import type { JsonValue } from '../src/json.ts';
 import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
 import type { ContentBlock } from '../src/content.ts';
 import type { PtcMetrics, RunKind } from './metrics.ts';
-import { withRunContext } from './run-context.ts';
+import type { LogRouter } from './log-router.ts';
 import type { TrackedRun } from './run-tracker.ts';
 import { rootOf, type EventListener, type SessionEventReader } from './session-store.ts';
 
@@ -35,6 +35,8 @@ export interface CallDeps {
   registry: ToolRegistry;
   sessions: SessionSource;
   metrics?: PtcMetrics;
+  /** Live log lines; without it a stream gets a run's logs at the end. */
+  logs?: Pick<LogRouter, 'watch'>;
 }
 
 export interface CallRequest {
@@ -56,7 +58,19 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   const callId = run.callId;
   const events: ToolEvent[] = [];
   let calls = 0;
-  const unwatch = sessions.watch?.(callId, (event) => {
+  // Events and log lines are delivered in the order they happened, even when
+  // the sink hands back an event as a promise (session file still opening).
+  let queue: Promise<void> = Promise.resolve();
+  let pending = 0;
+  const deliver = <T>(item: T | Promise<T>, handle: (value: T) => void): void => {
+    if (pending === 0 && !(item instanceof Promise)) return handle(item);
+    pending++;
+    queue = queue
+      .then(() => item)
+      .then(handle, () => undefined)
+      .finally(() => pending--);
+  };
+  const onEvent = (event: ToolEvent) => {
     if (event.sessionId !== sessionId) return;
     events.push(event);
     if (event.type === 'tool/ptc-dispatch') {
@@ -64,16 +78,19 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
       metrics?.nestedCall(event.name, event.isError ? (event.error?.code ?? 'error') : 'ok');
     }
     observer.onEvent?.(event);
-  });
+  };
+  const unwatch = sessions.watch?.(callId, (event) => deliver(event, onEvent));
+  const onLog = observer.onLog;
+  const unwatchLogs = onLog === undefined ? undefined : deps.logs?.watch(callId, (line) => deliver(line, onLog));
   metrics?.runStarted();
   const started = performance.now();
   let result: ToolExecutionResult;
   try {
-    result = await withRunContext({ onLog: (line) => observer.onLog?.(line) }, () =>
-      registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal }),
-    );
+    result = await registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal });
   } finally {
     unwatch?.();
+    unwatchLogs?.();
+    await queue;
   }
   const wallMs = Math.round((performance.now() - started) * 100) / 100;
   metrics?.runFinished(request.kind, result, wallMs / 1000);

@@ -3,7 +3,12 @@
  * fresh instance, and a Node host registers it on its own instance with its
  * own registry and code mode:
  *
- *   app.register(ptcPlugin, { registry, codeMode, sessions });
+ *   const sessions = createSessionStore(createJsonlEventSink({ dir }));
+ *   const registry = createToolRegistry({ eventSink: sessions });
+ *   const logs = createLogRouter();
+ *   const codeMode = createCodeMode({ registry, onLog: logs.onLog });
+ *   registry.register(codeMode.runCodeTool);
+ *   app.register(ptcPlugin, { registry, codeMode, sessions, logs });
  *
  * The plugin keeps Fastify's encapsulation (no `skip-override`): its strict
  * body validator (no coercion, unknown fields refused), its error handler and
@@ -17,6 +22,7 @@ import type { ToolRegistry } from '../src/tool.ts';
 import { createBearerAuth } from './auth.ts';
 import type { SessionSource } from './call-runner.ts';
 import { sendError } from './http-errors.ts';
+import type { LogRouter } from './log-router.ts';
 import type { PtcMetrics } from './metrics.ts';
 import { registerCallRoutes } from './routes-calls.ts';
 import { registerInfoRoutes } from './routes-info.ts';
@@ -37,6 +43,11 @@ export interface PtcPluginOptions {
    * SSE events and each call's `events` without re-reading the log.
    */
   sessions: SessionSource;
+  /**
+   * Live console lines for SSE `log` events: a router whose `onLog` was given
+   * to `createCodeMode({ onLog })`. Default: a stream gets the logs at the end.
+   */
+  logs?: Pick<LogRouter, 'watch'>;
   /** Serves `GET /metrics` and counts runs and nested calls. Default: no metrics route. */
   metrics?: PtcMetrics;
   /** Bearer token required on every route of the plugin except the probes. Default: none. */

@@ -87,7 +87,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
             stream.send('log', { line });
           },
         });
-        // A runtime without the log tap reports lines only at the end.
+        // Without a log router the lines arrive with the result.
         if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
         stream.send('result', body);
       } catch (error) {

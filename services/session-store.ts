@@ -16,10 +16,16 @@ export interface SessionEventReader {
   read(sessionId: string, options?: ReadEventsOptions): ToolEvent[] | Promise<ToolEvent[]>;
 }
 
-export type EventListener = (event: ToolEvent) => void;
+/**
+ * Called synchronously inside `append`, in append order: with the stamped
+ * event, or with a promise of it while the sink is still opening the session
+ * file. Calling order is the order things happened (a consumer merging other
+ * sources, such as log lines, keeps it by queueing the promise).
+ */
+export type EventListener = (event: ToolEvent | Promise<ToolEvent>) => void;
 
 export interface SessionStore extends EventSink, SessionEventReader {
-  /** Calls `listener` with every event of the run rooted at `rootCallId` as it is appended. Returns unsubscribe. */
+  /** Calls `listener` with every event of the run rooted at `rootCallId` as it is appended (see {@link EventListener}). Returns unsubscribe. */
   watch(rootCallId: string, listener: EventListener): () => void;
   /** Flushes every session with pending events. */
   flushAll(): Promise<void>;
@@ -34,8 +40,8 @@ export function createSessionStore(sink: EventSink & SessionEventReader): Sessio
   const watchers = new Map<string, Set<EventListener>>();
   const sessions = new Set<string>();
 
-  const notify = (event: ToolEvent): ToolEvent => {
-    const listeners = watchers.get(rootOf(event));
+  const notify = (root: string, event: ToolEvent | Promise<ToolEvent>): void => {
+    const listeners = watchers.get(root);
     if (listeners !== undefined) {
       for (const listener of listeners) {
         try {
@@ -45,14 +51,14 @@ export function createSessionStore(sink: EventSink & SessionEventReader): Sessio
         }
       }
     }
-    return event;
   };
 
   return {
     append(event) {
       sessions.add(event.sessionId);
       const stamped = sink.append(event);
-      return stamped instanceof Promise ? stamped.then(notify) : notify(stamped);
+      notify(rootOf(event), stamped);
+      return stamped;
     },
     async flush(sessionId) {
       await sink.flush?.(sessionId);

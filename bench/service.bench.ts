@@ -1,0 +1,121 @@
+/**
+ * `npm run bench:service [-- --duration 20 --connections 16 --runtime process]`:
+ * autocannon against a real `ptc serve` (a child process, port 0) on
+ * POST /v1/run: a trivial program, then a program making 10 nested calls.
+ * Prints runs/s, latency p50/p99 and errors (transport errors, non-2xx and
+ * runs that came back isError). Figures only; nothing is asserted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import type { BenchSection } from './section.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+interface Options {
+  duration: number;
+  connections: number;
+  runtime: string;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const flag = (name: string, fallback: string) => {
+    const at = argv.indexOf(`--${name}`);
+    return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
+  };
+  return { duration: Number(flag('duration', '20')), connections: Number(flag('connections', '16')), runtime: flag('runtime', 'process') };
+}
+
+const SCENARIOS = [
+  { name: 'trivial', code: 'return 1 + 1' },
+  {
+    name: '10 nested calls',
+    code: "let n = 0;\nfor (let i = 0; i < 10; i++) n += (await tools.read({ file_path: 'bench.txt' })).lines.length;\nreturn n;",
+  },
+];
+
+async function startServer(cwd: string, runtime: string): Promise<{ url: string; stop(): Promise<number | null> }> {
+  await writeFile(
+    path.join(cwd, 'ptc.config.json'),
+    JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn' }),
+  );
+  const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /ptc listening on (\S+)/.exec(out);
+      if (match !== null) resolve(match[1]);
+    });
+    void exited.then((code) => reject(new Error(`ptc serve exited with ${code} before listening`)));
+  });
+  for (let i = 0; i < 200; i++) {
+    if ((await fetch(`${url}/readyz`)).ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url,
+    stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+async function load(url: string, code: string, options: Options): Promise<void> {
+  let failedRuns = 0;
+  const body = JSON.stringify({ code });
+  const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, body };
+  // Warm-up: isolates, JIT, the session file.
+  for (let i = 0; i < 50; i++) await fetch(`${url}/v1/run`, post).then((response) => response.arrayBuffer());
+  const result = await autocannon({
+    url: `${url}/v1/run`,
+    connections: options.connections,
+    duration: options.duration,
+    requests: [
+      {
+        ...post,
+        onResponse(status, text) {
+          if (status === 200 && text.includes('"isError":true')) failedRuns++;
+        },
+      },
+    ],
+  });
+  const errors = result.errors + result.timeouts + result.non2xx + failedRuns;
+  console.log(
+    `  runs/s ${result.requests.average.toFixed(0)} (${result.requests.total} runs)  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  ` +
+      `errors ${errors} (transport ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}, isError ${failedRuns})`,
+  );
+}
+
+async function run(options: Options = parseOptions(process.argv.slice(2))): Promise<void> {
+  const cwd = await mkdtemp(path.join(tmpdir(), 'ptc-bench-service-'));
+  await mkdir(path.join(cwd, 'workspace'), { recursive: true });
+  await writeFile(path.join(cwd, 'workspace/bench.txt'), 'one\ntwo\nthree\n');
+  const server = await startServer(cwd, options.runtime);
+  try {
+    console.log(`POST /v1/run, ${options.connections} connections, ${options.duration} s each, runtime ${options.runtime}`);
+    for (const scenario of SCENARIOS) {
+      console.log(`- ${scenario.name}`);
+      await load(server.url, scenario.code, options);
+    }
+  } finally {
+    const code = await server.stop();
+    if (code !== 0) console.log(`  (server exited with ${code})`);
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
+
+export const section: BenchSection = {
+  name: 'service',
+  description: 'autocannon on POST /v1/run against ptc serve: trivial and 10 nested calls',
+  run: () => run(),
+};
+
+if (import.meta.main) await run();

@@ -1,0 +1,173 @@
+/**
+ * The commands: `serve`, `run`, `typings`, `tools`. Every option documents
+ * its default and environment variable; flags win over the environment,
+ * which wins over `ptc.config.json`.
+ */
+import { readFile } from 'node:fs/promises';
+import { Command, Option } from 'commander';
+import type { JsonValue } from '../src/json.ts';
+import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
+
+// Loaded on use: `--help` and config errors should not wait for Fastify, TypeScript and the sandbox.
+const createCore: typeof import('./core.ts').createCore = async (...args) => (await import('./core.ts')).createCore(...args);
+const createServer: typeof import('./server.ts').createServer = async (...args) => (await import('./server.ts')).createServer(...args);
+
+function configOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-c, --config <file>', `config file (default: ./${CONFIG_FILE_NAME} if present; env: ${ENV.config})`))
+    .addOption(new Option('-w, --workspace <dir>', `root of the built-in file tools, created if missing (default: ${DEFAULTS.workspace}; env: ${ENV.workspace})`))
+    .addOption(new Option('-d, --data <dir>', `session logs and spill files (default: ${DEFAULTS.dataDir}; env: ${ENV.data})`))
+    .addOption(
+      new Option('--runtime <kind>', `sandbox runtime (default: ${DEFAULTS.runtime}; env: ${ENV.runtime})`).choices(['in-process', 'process']),
+    )
+    .addOption(
+      new Option('--mode <mode>', `which tools are directly callable: code = run_code only (default: ${DEFAULTS.mode}; env: ${ENV.mode})`).choices([
+        'code',
+        'native',
+        'both',
+      ]),
+    )
+    .addOption(
+      new Option('--log-level <level>', `pino log level, logs go to stderr (default: ${DEFAULTS.logLevel}; env: ${ENV.logLevel})`).choices([
+        'fatal',
+        'error',
+        'warn',
+        'info',
+        'debug',
+        'trace',
+        'silent',
+      ]),
+    );
+}
+
+function load(flags: ConfigFlags): PtcConfig {
+  return loadConfig({ flags });
+}
+
+export function buildProgram(): Command {
+  const program = new Command('ptc')
+    .description('Code Mode executor: run model-written programs against canonical, validated tools.')
+    .showHelpAfterError()
+    .exitOverride((error) => {
+      throw error;
+    });
+
+  configOptions(program.command('serve').description('Start the HTTP service (POST /v1/run, GET /v1/tools, /docs/json).'))
+    .addOption(new Option('-p, --port <port>', `TCP port, 0 picks a free one (default: ${DEFAULTS.port}; env: ${ENV.port})`))
+    .addOption(new Option('-H, --host <host>', `interface to bind; any non-loopback host needs a token (default: ${DEFAULTS.host}; env: ${ENV.host})`))
+    .addOption(new Option('-t, --token <token>', `bearer token required on every route but /healthz and /readyz (default: none; env: ${ENV.token})`))
+    .action(async (flags: ConfigFlags) => serve(load(flags)));
+
+  configOptions(program.command('run').description('Run one program (a file, or - for stdin) without a server; prints its logs and result.'))
+    .argument('<file>', 'the program (TypeScript or JavaScript), or - to read stdin')
+    .addOption(new Option('--timeout <ms>', 'wall-time limit of the run, ms (default: the configured limits.timeoutMs, 30000)'))
+    .addOption(new Option('--json', 'print the whole result as JSON instead of logs and result (default: off)'))
+    .action(async (file: string, flags: ConfigFlags & { timeout?: string; json?: boolean }) => {
+      process.exitCode = await runProgram(load(flags), file, flags);
+    });
+
+  configOptions(program.command('typings').description('Print the TypeScript declarations the model is shown.')).action(
+    async (flags: ConfigFlags) => {
+      const core = await createCore(load(flags), { sandbox: false });
+      try {
+        process.stdout.write(await core.codeMode.typings());
+      } finally {
+        await core.close();
+      }
+    },
+  );
+
+  configOptions(program.command('tools').description('List the registered tools.'))
+    .addOption(new Option('--json', 'print the model-visible schemas as JSON (default: off)'))
+    .action(async (flags: ConfigFlags & { json?: boolean }) => {
+      const core = await createCore(load(flags), { sandbox: false });
+      try {
+        const tools = core.registry.schemas();
+        if (flags.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
+        else for (const tool of tools) process.stdout.write(`${tool.name}\t${tool.description.split('\n', 1)[0]}\n`);
+      } finally {
+        await core.close();
+      }
+    });
+  return program;
+}
+
+async function serve(config: PtcConfig): Promise<void> {
+  const server = await createServer(config);
+  const address = await server.listen();
+  process.stdout.write(`ptc listening on ${address}\n`);
+  let signals = 0;
+  const stop = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      server.app.log.warn({ signal }, 'second signal: exiting without waiting for runs');
+      process.exit(1);
+    }
+    server.app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight runs');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+async function runProgram(config: PtcConfig, file: string, flags: { timeout?: string; json?: boolean }): Promise<number> {
+  const code = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  const args: { [key: string]: JsonValue } = { code, description: `ptc run ${file === '-' ? 'stdin' : file}` };
+  if (flags.timeout !== undefined) {
+    const timeoutMs = Number(flags.timeout);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`--timeout ${flags.timeout} is not a number of milliseconds: use for example 5000`);
+    args.timeoutMs = timeoutMs;
+  }
+  const core = await createCore(config);
+  try {
+    const result = await core.registry.dispatch({ name: 'run_code', arguments: args, sessionId: 'cli' });
+    if (flags.json === true) {
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } else if (result.isError) {
+      for (const block of result.content) if (block.type === 'text') process.stderr.write(`${block.text}\n`);
+    } else {
+      const value = result.value as { logs?: string[]; result?: JsonValue };
+      for (const line of value.logs ?? []) process.stdout.write(`${line}\n`);
+      if (value.result !== undefined) {
+        process.stdout.write(`${typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2)}\n`);
+      }
+    }
+    return result.isError ? 1 : 0;
+  } finally {
+    await core.close();
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Node flags type stripping as experimental on every run; a CLI's stderr is for real problems. */
+function quietExperimentalWarnings(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    if (warning.name !== 'ExperimentalWarning') process.stderr.write(`${warning.name}: ${warning.message}\n`);
+  });
+}
+
+export async function main(argv: string[]): Promise<void> {
+  quietExperimentalWarnings();
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    const e = error as { code?: string; exitCode?: number; message?: string };
+    if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
+      process.exitCode = e.exitCode ?? 1;
+      return;
+    }
+    process.stderr.write(`ptc: ${error instanceof ConfigError ? e.message : (e.message ?? String(error))}\n`);
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * `createServer(config)`: the plugin on a fresh Fastify instance, with what a
+ * production service adds around it: bearer auth, body limit, rate limit,
+ * per-client concurrency cap, load shedding, OpenAPI, pino logs with the
+ * authorization header redacted, and a graceful close.
+ */
+import swagger from '@fastify/swagger';
+import rateLimit from '@fastify/rate-limit';
+import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { ProbeRouteConfig } from './auth.ts';
+import { createBearerAuth } from './auth.ts';
+import { ConfigError, isLoopbackHost, type PtcConfig } from './config.ts';
+import { createCore, type CoreOptions, type PtcCore } from './core.ts';
+import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
+import { createMetrics } from './metrics.ts';
+import { ptcPlugin } from './plugin.ts';
+import { createRunTracker } from './run-tracker.ts';
+
+/** The longest run a client can ask for (DESIGN §7), ms. */
+export const MAX_RUN_MS = 600_000;
+
+export interface PtcServer {
+  readonly app: FastifyInstance;
+  readonly core: PtcCore;
+  readonly config: PtcConfig;
+  /** Binds host:port; resolves to the address, such as `http://127.0.0.1:7700`. */
+  listen(): Promise<string>;
+  /**
+   * Graceful close: stop accepting, give in-flight calls `shutdownGraceMs`
+   * to finish, then cancel the rest, flush every event, close MCP servers
+   * and the sandbox. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Where pino writes. Default: stderr (stdout is left for the address line and command output). */
+  logStream?: NodeJS.WritableStream;
+  /** Passed to the core (tests use an in-memory store). Default: durable JSONL sessions. */
+  core?: CoreOptions;
+}
+
+export async function createServer(config: PtcConfig, options: ServerOptions = {}): Promise<PtcServer> {
+  if (!isLoopbackHost(config.host) && config.token === undefined) {
+    throw new ConfigError(
+      `refusing to listen on ${config.host} without a token: set PTC_TOKEN (or --token) to a long random string, or bind 127.0.0.1`,
+    );
+  }
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      stream: options.logStream ?? process.stderr,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    bodyLimit: config.bodyLimit,
+    // Node measures requestTimeout until the request is received; keep it (and
+    // every socket timeout) above the longest run a client may ask for.
+    requestTimeout: MAX_RUN_MS + 60_000,
+    connectionTimeout: 0,
+    keepAliveTimeout: 65_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setErrorHandler(sendError);
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?', 1)[0]}: see /docs/json`), request, reply),
+  );
+
+  let core: PtcCore;
+  try {
+    core = await createCore(config, { durable: true, logger: app.log, ...options.core });
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
+  const runs = createRunTracker({ maxPerClient: config.maxConcurrentRunsPerClient });
+  let shuttingDown = false;
+
+  if (config.token !== undefined) app.addHook('onRequest', createBearerAuth(config.token));
+  const isProbe = (request: FastifyRequest) => (request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true;
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimit.max,
+    timeWindow: config.rateLimit.timeWindow,
+    allowList: (request) => isProbe(request),
+    errorResponseBuilder: (_request, context) =>
+      new HttpError('RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} reached: retry after the Retry-After seconds`),
+  });
+  await app.register(underPressure, {
+    maxEventLoopDelay: 1000,
+    retryAfter: 5,
+    pressureHandler: shedLoad as unknown as FastifyUnderPressureOptions['pressureHandler'],
+  });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'ptc-executor', description: 'Run model-written programs against canonical tools.', version: '0.1.0' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: config.token === undefined ? [] : [{ bearer: [] }],
+    },
+  });
+  await app.register(ptcPlugin, {
+    registry: core.registry,
+    codeMode: core.codeMode,
+    sessions: core.sessions,
+    logs: core.logs,
+    metrics,
+    runtime: core.runtime,
+    runs,
+    isShuttingDown: () => shuttingDown,
+  });
+  const openapi = async () => app.swagger();
+  app.get('/docs', { schema: { hide: true } }, openapi);
+  app.get('/docs/json', { schema: { hide: true } }, openapi);
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    core,
+    config,
+    async listen() {
+      return app.listen({ host: config.host, port: config.port });
+    },
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        const closed = app.close();
+        const grace = setTimeout(() => runs.cancelAll('the server is shutting down'), config.shutdownGraceMs);
+        grace.unref();
+        await runs.idle();
+        clearTimeout(grace);
+        // In-flight responses are written now; what remains are kept-alive sockets.
+        app.server.closeIdleConnections();
+        const hard = setTimeout(() => app.server.closeAllConnections(), 2_000);
+        hard.unref();
+        await closed;
+        clearTimeout(hard);
+        await core.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * under-pressure's handler: a returned body is sent as is, `undefined` lets
+ * the request through (its typings only allow the latter). Infinity means the
+ * loop took no sample in the last interval (one long start-up task): not a
+ * measurement, so nothing is shed.
+ */
+function shedLoad(_request: FastifyRequest, reply: FastifyReply, _type: string, value: number | undefined): ErrorBody | undefined {
+  if (value === undefined || !Number.isFinite(value)) return undefined;
+  void reply.code(503).header('retry-after', '5');
+  return errorBody(503, 'UNDER_PRESSURE', 'the server is overloaded (event loop lagging): retry after the Retry-After seconds');
+}

@@ -1,0 +1,104 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { post, readSse, tempDir } from './helpers.ts';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const NODE = path.join(root, 'node_modules/.bin/node');
+const CLI = path.join(root, 'services/cli.ts');
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function finished(child: ChildProcessWithoutNullStreams): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Runs `node services/cli.ts …` without --no-node-snapshot: the CLI must add it itself. */
+async function ptc(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<Finished> {
+  const cwd = options.cwd ?? (await tempDir('ptc-cli-'));
+  const child = spawn(NODE, [CLI, ...args], { cwd, env: { ...process.env, PTC_LOG_LEVEL: 'warn' } });
+  const done = finished(child);
+  child.stdin.end(options.stdin ?? '');
+  return done;
+}
+
+describe('ptc CLI', () => {
+  it('ptc run prints logs and the result; exit 0', async () => {
+    const cwd = await tempDir('ptc-cli-');
+    await writeFile(path.join(cwd, 'program.ts'), `const n: number = 2;\nconsole.log('hello');\nreturn { n };\n`);
+    const result = await ptc(['run', 'program.ts', '--runtime', 'in-process'], { cwd });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('hello\n{\n  "n": 2\n}\n');
+    expect(result.code).toBe(0);
+  });
+
+  it('ptc run - reads stdin; a failing program exits 1 with the error on stderr', async () => {
+    const result = await ptc(['run', '-', '--runtime', 'in-process'], { stdin: `console.log('partial');\nthrow new Error('nope');` });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('nope');
+    expect(result.stderr).toContain('code run failed (exception)');
+  });
+
+  it('ptc typings prints the declarations; ptc tools lists the tools', async () => {
+    const typings = await ptc(['typings']);
+    expect(typings.code).toBe(0);
+    expect(typings.stdout).toContain('declare const tools');
+    expect(typings.stdout).toContain('interface ToolArgsMap');
+    const tools = await ptc(['tools']);
+    expect(tools.code).toBe(0);
+    expect(tools.stdout.split('\n').map((line) => line.split('\t')[0])).toEqual(expect.arrayContaining(['read', 'grep', 'run_code']));
+  });
+
+  it('--help documents every option with its default and env var', async () => {
+    const help = await ptc(['serve', '--help']);
+    expect(help.code).toBe(0);
+    for (const text of ['--port', 'default: 7700', 'PTC_PORT', '--host', 'PTC_HOST', '--token', 'PTC_TOKEN', '--workspace', 'PTC_WORKSPACE', '--data', 'PTC_DATA', '--config', 'PTC_CONFIG', '--runtime', 'PTC_RUNTIME', '--mode', 'PTC_MODE']) {
+      expect(help.stdout).toContain(text);
+    }
+  });
+
+  it('a bad config is a clear error, exit 2', async () => {
+    const cwd = await tempDir('ptc-cli-');
+    await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ prot: 1 }));
+    const result = await ptc(['tools'], { cwd });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown key "prot"');
+  });
+
+  it('SIGTERM lets an in-flight run finish, keeps its events and exits 0', async () => {
+    const cwd = await tempDir('ptc-cli-');
+    const child = spawn(NODE, ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--runtime', 'in-process', '--log-level', 'warn'], { cwd });
+    const done = finished(child);
+    const url = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /ptc listening on (\S+)/.exec(out);
+        if (match !== null) resolve(match[1]);
+      });
+    });
+    const response = await post(
+      `${url}/v1/run`,
+      { code: `console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 500));\nreturn 'finished';`, sessionId: 'term', callId: 'term-1' },
+      { accept: 'text/event-stream' },
+    );
+    const events = await readSse(response, (event) => {
+      if (event.event === 'log') child.kill('SIGTERM');
+    });
+    expect(events.at(-1)).toMatchObject({ event: 'result', data: { isError: false, value: { result: 'finished' } } });
+    const exit = await done;
+    expect(exit.code).toBe(0);
+    const log = await readFile(path.join(cwd, '.ptc/sessions/term.jsonl'), 'utf8');
+    const stored = log.trim().split('\n').map((line) => JSON.parse(line) as { type: string; callId: string });
+    expect(stored.at(-1)).toMatchObject({ type: 'tool/result', callId: 'term-1', isError: false });
+  });
+});
