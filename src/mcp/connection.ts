@@ -84,6 +84,7 @@ export class McpConnection {
   private lastError: string | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private refreshChain: Promise<void> = Promise.resolve();
+  private refreshQueued = false;
   private readonly clients = new Set<Client>();
   private readonly registered = new Map<string, RegisteredMcpTool>();
   private skipped: { name: string; reason: string }[] = [];
@@ -250,8 +251,12 @@ export class McpConnection {
   // Tools
   // ---------------------------------------------------------------------------
 
+  /** Serialised; a burst of notifications while one refresh waits costs one tools/list. */
   private refreshTools(generation: number): void {
+    if (this.refreshQueued) return;
+    this.refreshQueued = true;
     this.refreshChain = this.refreshChain.then(async () => {
+      this.refreshQueued = false;
       const session = this.session;
       if (session === undefined || session.generation !== generation) return;
       try {

@@ -2,18 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../src/registry.ts';
 import { connectMcpServers, type McpBridge } from '../../src/mcp/index.ts';
 import type { ToolRegistry } from '../../src/tool.ts';
-import { fixtureConfig, recordingLogger } from './helpers.ts';
+import { fixtureConfig, recordingLogger, tempDir } from './helpers.ts';
 
 // One real stdio server for the read-mostly stories; lifecycle stories get their own.
 let registry: ToolRegistry;
 let bridge: McpBridge;
+let cwd: { path: string; remove(): Promise<void> };
 const logger = recordingLogger();
 
 beforeAll(async () => {
+  cwd = await tempDir();
   registry = createToolRegistry();
-  bridge = await connectMcpServers({ servers: { fixture: fixtureConfig() }, registry, logger });
+  const fixture = { ...fixtureConfig({ FIXTURE_MARKER: 'from-config' }), cwd: cwd.path };
+  bridge = await connectMcpServers({ servers: { fixture }, registry, logger });
 });
-afterAll(() => bridge.close());
+afterAll(async () => {
+  await bridge.close();
+  await cwd.remove();
+});
 
 const call = (name: string, args: unknown = {}, signal?: AbortSignal) =>
   registry.dispatch({ name: `fixture__${name}`, arguments: args, ...(signal ? { signal } : {}) });
@@ -31,6 +37,11 @@ describe('a bridged MCP server', () => {
       description: 'Echoes x and label as structured content (a supported outputSchema).',
       parameters: { type: 'object', properties: { x: {}, label: { type: 'string' } } },
     });
+  });
+
+  it('spawns the stdio server with the configured cwd and env', async () => {
+    const result = await call('stats');
+    expect(result).toMatchObject({ isError: false, value: { structuredContent: { cwd: cwd.path, marker: 'from-config' } } });
   });
 
   it('takes readOnlyHint as concurrency safety', () => {
