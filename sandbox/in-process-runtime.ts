@@ -46,7 +46,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       }
       const run = runOnce(request);
       active.add(run);
-      void run.finally(() => active.delete(run));
+      void run.finally(() => {
+        active.delete(run);
+        pool.refill();
+      });
       return run;
     },
     ready: () => pool.filled(),

@@ -212,7 +212,10 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     }
     timers.clear();
     forced ??= { kind: 'crashed', message: 'the run has ended' };
-    if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+    // Nothing can run in it any more (no pending host replies); dispose off the reply path.
+    setImmediate(() => {
+      if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+    });
   }
 }
 
@@ -221,14 +224,16 @@ const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid stri
 type Reply = { text: string } | { failure: SandboxFailure };
 
 async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest): Promise<Reply> {
+  // Compiling and evaluating the function expression are short and bounded by
+  // the program's size: done synchronously, they save two thread-pool hops.
   let script: ivm.Script;
   try {
-    script = await prepared.isolate.compileScript(js, { filename, lineOffset: -1 });
+    script = prepared.isolate.compileScriptSync(js, { filename, lineOffset: -1 });
   } catch (error) {
     if (prepared.isolate.isDisposed) throw error;
     return { failure: describeSyntaxError(error instanceof Error ? error.message : String(error), filename) };
   }
-  const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
+  const program = script.runSync(prepared.context, { reference: true, timeout: 1_000 }) as ivm.Reference<unknown>;
   const config = JSON.stringify({ maxLogBytes: request.limits.maxLogBytes, maxResultBytes: request.limits.maxResultBytes });
   const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
     result: { promise: true },

@@ -1,13 +1,20 @@
 /**
  * A few never-used isolates (bootstrap evaluated) kept ready, so a run
- * skips isolate creation. `take` hands one out and schedules a refill off the
- * request path; an isolate is never returned to the pool.
+ * skips isolate creation. `take` hands one out; it is refilled off the
+ * request path (the runtime calls `refill` once a run has finished); an
+ * isolate is never returned to the pool.
  */
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 
 export interface WarmPool {
   /** A prepared isolate of `memoryMiB`: from the pool when it matches, else made now. */
   take(memoryMiB: number): Promise<PreparedIsolate>;
+  /**
+   * Tops the pool up in the background. Call it when a run has finished:
+   * creating an isolate blocks the event loop for milliseconds, which must
+   * not land in the middle of a run.
+   */
+  refill(): void;
   /** Resolves when the pool is full. */
   filled(): Promise<void>;
   close(): void;
@@ -52,11 +59,11 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
     async take(wanted) {
       if (wanted === memoryMiB && !closed) {
         const prepared = idle.shift();
-        refill();
         if (prepared !== undefined) return prepared;
       }
       return prepareIsolate(wanted);
     },
+    refill,
     filled() {
       if (pending === 0) return Promise.resolve();
       return new Promise((resolve) => waiters.push(resolve));

@@ -24,13 +24,13 @@ import type { AgentHandle, DispatchToken, ExecuteHook, ToolExecutionResult, Tool
 const commitGates = new Map<string, Promise<unknown>>();
 
 /** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
-export const commitOrderHook: ExecuteHook = async (exec, next) => {
-  const result = await next();
-  if (exec.parent !== undefined) {
-    const previous = commitGates.get(exec.callId);
-    if (previous !== undefined) await previous;
-  }
-  return result;
+export const commitOrderHook: ExecuteHook = (exec, next) => {
+  const previous = exec.parent === undefined ? undefined : commitGates.get(exec.callId);
+  if (previous === undefined) return next();
+  return next().then(async (result) => {
+    await previous;
+    return result;
+  });
 };
 
 export interface RunSchedulerOptions {
@@ -128,7 +128,8 @@ export class RunScheduler {
     const o = this.#options;
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
-    commitGates.set(pending.callId, this.#previousSettled);
+    // Only a call that may finish before its predecessor needs a gate.
+    if (this.#running > 1) commitGates.set(pending.callId, this.#previousSettled);
     this.#previousSettled = pending.settled;
     const base = { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
     this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
