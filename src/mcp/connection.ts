@@ -321,9 +321,14 @@ export class McpConnection {
   private async callTool(toolName: string, args: JsonObject, signal: AbortSignal): Promise<unknown> {
     const session = this.session;
     if (session === undefined) throw new Error(this.unavailableMessage());
+    // The SDK never removes its abort listener; give it a signal of its own so the caller's does not collect them.
+    const local = new AbortController();
+    const forward = () => local.abort(signal.reason);
+    if (signal.aborted) forward();
+    else signal.addEventListener('abort', forward, { once: true });
     try {
       return await session.client.request({ method: 'tools/call', params: { name: toolName, arguments: args } }, AnyResult, {
-        signal,
+        signal: local.signal,
         // A backstop only: the registry's deadline (same value) aborts `signal` first.
         timeout: this.callTimeoutMs + 1_000,
       });
@@ -342,6 +347,8 @@ export class McpConnection {
       }
       if (this.kind === 'http') this.drop(session, error);
       throw new Error(`MCP server "${this.name}" could not be reached for "${toolName}"; reconnecting: try again shortly.`);
+    } finally {
+      signal.removeEventListener('abort', forward);
     }
   }
 
