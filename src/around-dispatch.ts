@@ -50,24 +50,38 @@ async function runLayer(
 }
 
 /**
- * The exec a wrapper sees: every field read-only except `signal`, which
- * accepts only another AbortSignal and cannot be deleted.
+ * The exec a wrapper sees: a frozen copy of the exec whose `signal` is an
+ * accessor (on the prototype, so the view stays cheap to build) that accepts
+ * only another AbortSignal: it can be replaced, never removed.
  */
+class WrapperView {
+  #signal: AbortSignal;
+  constructor(exec: ToolExec, signal: AbortSignal) {
+    this.#signal = signal;
+    const self = this as unknown as Record<string, unknown>;
+    self.callId = exec.callId;
+    self.rootCallId = exec.rootCallId;
+    self.sessionId = exec.sessionId;
+    self.name = exec.name;
+    self.arguments = exec.arguments;
+    self.token = exec.token;
+    if (exec.agent !== undefined) self.agent = exec.agent;
+    if (exec.parent !== undefined) self.parent = exec.parent;
+    Object.freeze(this);
+  }
+  get signal(): AbortSignal {
+    return this.#signal;
+  }
+  set signal(next: AbortSignal) {
+    if (!(next instanceof AbortSignal)) {
+      throw new TypeError('exec.signal must stay an AbortSignal: replace it (for example with AbortSignal.any) but never remove it');
+    }
+    this.#signal = next;
+  }
+}
+
 function wrapperView(exec: ToolExec, signal: AbortSignal): WrapperExec {
-  let current = signal;
-  const view = { ...exec } as WrapperExec;
-  Object.defineProperty(view, 'signal', {
-    enumerable: true,
-    configurable: false,
-    get: () => current,
-    set: (next: unknown) => {
-      if (!(next instanceof AbortSignal)) {
-        throw new TypeError('exec.signal must stay an AbortSignal: replace it (for example with AbortSignal.any) but never remove it');
-      }
-      current = next;
-    },
-  });
-  return Object.freeze(view);
+  return new WrapperView(exec, signal) as unknown as WrapperExec;
 }
 
 function combine(outer: AbortSignal, own: AbortSignal): AbortSignal {

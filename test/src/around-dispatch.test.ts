@@ -72,6 +72,8 @@ describe('around-dispatch', () => {
     const registry = createToolRegistry();
     registry.register(bodyTool('t', async () => null));
     const attempts: Record<string, boolean> = {};
+    let signalAfterDelete: unknown;
+    let seen: unknown;
     const tryIt = (label: string, action: () => void): void => {
       try {
         action();
@@ -84,9 +86,13 @@ describe('around-dispatch', () => {
       tryIt('remove', () => {
         (exec as { signal?: AbortSignal }).signal = undefined;
       });
-      tryIt('delete', () => {
+      try {
         delete (exec as { signal?: AbortSignal }).signal;
-      });
+      } catch {
+        // refusing is as good as ignoring
+      }
+      signalAfterDelete = exec.signal;
+      seen = { callId: exec.callId, name: exec.name, args: exec.arguments, frozen: Object.isFrozen(exec) };
       tryIt('callId', () => {
         (exec as { callId: string }).callId = 'forged';
       });
@@ -95,9 +101,11 @@ describe('around-dispatch', () => {
       });
       return next();
     });
-    const result = await registry.dispatch({ name: 't', arguments: {} });
+    const result = await registry.dispatch({ name: 't', arguments: { a: 1 }, callId: 'w1' });
     expect(result.isError).toBe(false);
-    expect(attempts).toEqual({ remove: false, delete: false, callId: false, replace: true });
+    expect(seen).toEqual({ callId: 'w1', name: 't', args: { a: 1 }, frozen: true });
+    expect(attempts).toMatchObject({ remove: false, callId: false, replace: true });
+    expect(signalAfterDelete).toBeInstanceOf(AbortSignal);
   });
 
   it('runs wrappers in registration order, the first outermost', async () => {
