@@ -14,7 +14,12 @@ import { success } from './results.ts';
 import type { ToolExecutionResult } from './tool.ts';
 
 export interface SpillOptions {
-  /** Folder for spilled text; each lands at `<dir>/<sessionId>/<callId>.txt`. Created on demand. */
+  /**
+   * Folder for spilled text; each lands at `<dir>/<sessionId>/<callId>.txt`
+   * (created on demand; a session or call id outside `[A-Za-z0-9_-]{1,128}`
+   * is not spilled). The notice names the absolute path, so enable spill only
+   * where the model has a tool that can read that folder.
+   */
   dir: string;
   /**
    * Cap, in UTF-8 bytes, on the text content of one outer result (text
