@@ -1,7 +1,22 @@
 /**
  * The built-in workspace tools: read, write, edit, glob, grep, all rooted at
- * one workspace directory. Values are the canonical DTOs; failures are
- * thrown `WorkspaceError`s, which the registry reports as `TOOL_FAILED`.
+ * one workspace directory. Values are the canonical DTOs:
+ *
+ * - read  → `{ path, offset, lines: [{ number, text }], totalLines }`
+ * - write → `{ path, operation: 'create' | 'update', before: string | null, after }`
+ * - edit  → `{ path, before, after }`
+ * - glob  → `{ paths }`
+ * - grep  → `{ matches: [{ path, lineNumber, line }] }`
+ *
+ * Paths in values and messages are workspace-relative (`/`-separated); the
+ * host location of the workspace is never shown. Rules (workspace-path.ts):
+ * no `..` escape, no absolute path outside, no symbolic link leading out.
+ * Binary files (a NUL in the first 8,000 bytes) are refused by read/write/
+ * edit and skipped by grep. read/glob/grep are concurrency-safe; write/edit
+ * are exclusive. write/edit declare `presentationMeta` = the applied diff
+ * hunks (diff-hunks.ts), computed by the registry for outer calls only.
+ * Failures are thrown `WorkspaceError`s (with a `reason`), which the registry
+ * reports as `TOOL_FAILED` carrying the message. Caps: see limits.ts.
  */
 import type { ToolDefinition } from '../tool.ts';
 import { createEditTool } from './edit.ts';

@@ -3,7 +3,7 @@
  * so memory stays bounded by the page whatever the file size; `totalLines`
  * still counts the whole file.
  */
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
@@ -15,7 +15,7 @@ import { WorkspaceError, fsFailure } from './workspace-error.ts';
 export function createReadTool({ workspace, limits }: ToolContext) {
   const parameters = {
     file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
-    offset: { type: 'integer', description: 'Line number to start at (1-based). Default 1.' },
+    offset: { type: 'integer', description: 'Line number to start at (1-based; 0 counts as 1). Default 1.' },
     limit: { type: 'integer', description: `Number of lines to read. Default and maximum ${limits.readPageLines}.` },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
@@ -134,7 +134,7 @@ async function readPage(
     take(chunk, start, chunk.length);
   };
 
-  let handle;
+  let handle: FileHandle;
   try {
     handle = await open(absolute, 'r');
   } catch (error) {

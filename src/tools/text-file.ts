@@ -21,8 +21,7 @@ export function binaryFileError(display: string): WorkspaceError {
 
 /** Cuts `text` to `maxChars` characters plus a marker naming the full length. */
 export function truncateLine(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}… [line truncated: ${text.length} characters]`;
+  return text.length <= maxChars ? text : truncatedMarker(text.slice(0, maxChars), text.length);
 }
 
 /** A marker for a line whose full length is known but whose text was not all kept. */
