@@ -108,12 +108,24 @@ function unreadable(value: unknown, root: string): string {
 
 function describeErrors(compiled: ValidateFunction, schema: JsonSchemaNode, value: unknown, root: string): string[] {
   const out: string[] = [];
-  for (const error of compiled.errors ?? []) {
+  const errors = compiled.errors ?? [];
+  // A oneOf that matched two or more branches fails on its own; ajv also keeps the
+  // reasons its other branches failed, which say nothing useful. Drop them.
+  const overmatched = errors.filter((e) => e.keyword === 'oneOf' && (e.params as { passingSchemas: unknown }).passingSchemas !== null);
+  for (const error of errors) {
+    if (overmatched.some((o) => isInside(error, o))) continue;
     const { path, instance } = resolveInstance(value, root, error.instancePath);
     const record = toRecord(error, schema, instance);
     if (record !== undefined) out.push(formatViolation(path, record, innermostBranch(error.schemaPath)));
   }
   return out;
+}
+
+function isInside(error: ErrorObject, oneOf: ErrorObject): boolean {
+  return (
+    error.schemaPath.startsWith(`${oneOf.schemaPath}/`) &&
+    (error.instancePath === oneOf.instancePath || error.instancePath.startsWith(`${oneOf.instancePath}/`))
+  );
 }
 
 function toRecord(error: ErrorObject, schema: JsonSchemaNode, instance: unknown): ViolationRecord | undefined {

@@ -1,0 +1,260 @@
+import vm from 'node:vm';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { deepFreeze, isLosslessJson, LossyJsonError, snapshotJson } from '../../src/json.ts';
+
+/** The LossyJsonError snapshotJson throws for `input` (fails the test if none). */
+function lossy(input: unknown, root?: string): LossyJsonError {
+  try {
+    snapshotJson(input, root);
+  } catch (error) {
+    expect(error).toBeInstanceOf(LossyJsonError);
+    return error as LossyJsonError;
+  }
+  throw new Error('expected a LossyJsonError');
+}
+
+function deepArray(depth: number, leaf: unknown = 0): unknown {
+  let value: unknown = leaf;
+  for (let i = 0; i < depth; i++) value = [value];
+  return value;
+}
+
+describe('snapshotJson rejects each lossy kind (DESIGN §4) with its path', () => {
+  const sparse = [1, , 3];
+  const extraKey = Object.assign([1, 2], { extra: true });
+  const cyclic: { a: { b?: unknown } } = { a: {} };
+  cyclic.a.b = cyclic;
+  const cyclicArray: unknown[] = [];
+  cyclicArray.push([cyclicArray]);
+  class Point {
+    x = 1;
+  }
+  const nonEnumerable = { visible: 1 };
+  Object.defineProperty(nonEnumerable, 'hidden', { value: 2, enumerable: false });
+
+  const cases: [string, unknown, string, RegExp][] = [
+    ['undefined at the root', undefined, 'value', /undefined/],
+    ['undefined in an object', { a: 1, b: undefined }, 'value.b', /undefined/],
+    ['undefined in an array', [1, undefined], 'value[1]', /undefined/],
+    ['bigint', { n: 1n }, 'value.n', /bigint/],
+    ['function', { f: () => 1 }, 'value.f', /function/],
+    ['symbol', [Symbol('s')], 'value[0]', /symbol/],
+    ['NaN', { x: NaN }, 'value.x', /NaN/],
+    ['Infinity', { x: Infinity }, 'value.x', /Infinity/],
+    ['-Infinity', { x: -Infinity }, 'value.x', /-Infinity/],
+    ['-0', { x: [0, -0] }, 'value.x[1]', /-0/],
+    ['sparse array', { list: sparse }, 'value.list', /sparse|hole/],
+    ['array with an extra key', { list: extraKey }, 'value.list', /extra key "extra"/],
+    ['cycle through objects', cyclic, 'value.a.b', /cycle/],
+    ['cycle through arrays', cyclicArray, 'value[0][0]', /cycle/],
+    ['Date', { at: new Date(0) }, 'value.at', /Date/],
+    ['class instance', { p: new Point() }, 'value.p', /Point/],
+    ['Map', { m: new Map() }, 'value.m', /Map/],
+    ['Set', [new Set()], 'value[0]', /Set/],
+    ['symbol key', { o: { [Symbol('k')]: 1 } }, 'value.o', /symbol key/],
+    ['non-enumerable key', { o: nonEnumerable }, 'value.o', /non-enumerable key "hidden"/],
+    ['boxed string', { s: new String('x') }, 'value.s', /String/],
+  ];
+  for (const [name, input, path, message] of cases) {
+    it(name, () => {
+      const error = lossy(input);
+      expect(error.violation.path).toBe(path);
+      expect(error.violation.message).toMatch(message);
+      expect(error.message).toBe(`${path}: ${error.violation.message}`);
+      expect(isLosslessJson(input)).toBe(false);
+    });
+  }
+
+  it('names the root as asked and quotes keys that are not identifiers', () => {
+    expect(lossy({ 'a b': { c: [undefined] } }, 'arguments').violation.path).toBe('arguments["a b"].c[0]');
+  });
+
+  it('reports a throwing getter as a LossyJsonError at its path, never the getter error', () => {
+    const hostile = {
+      get boom(): never {
+        throw new TypeError('getter exploded');
+      },
+    };
+    const error = lossy({ deep: [hostile] });
+    expect(error.violation.path).toBe('value.deep[0].boom');
+    expect(error.message).not.toContain('getter exploded');
+    expect(isLosslessJson({ deep: [hostile] })).toBe(false);
+  });
+
+  it('reports a revoked proxy and throwing proxy traps as LossyJsonError', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(lossy({ p: proxy }).violation.path).toBe('value.p');
+    const trap = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('no keys');
+        },
+      },
+    );
+    expect(lossy([trap]).violation.path).toBe('value[0]');
+  });
+
+  it('rejects an Array subclass and a typed array', () => {
+    class List extends Array<number> {}
+    expect(lossy({ l: List.from([1]) }).violation.path).toBe('value.l');
+    expect(lossy(new Uint8Array(2)).violation.message).toMatch(/Uint8Array/);
+  });
+});
+
+describe('snapshotJson accepts', () => {
+  it('null-prototype objects', () => {
+    const bare = Object.assign(Object.create(null) as object, { a: 1, b: [true, null] });
+    expect(snapshotJson(bare)).toEqual({ a: 1, b: [true, null] });
+    expect(isLosslessJson(bare)).toBe(true);
+  });
+
+  it('objects and arrays from another realm (node:vm)', () => {
+    const foreign: unknown = vm.runInNewContext('({ a: [1, { b: "x" }], c: Object.create(null) })');
+    expect(foreign).not.toBeInstanceOf(Object);
+    expect(snapshotJson(foreign)).toEqual({ a: [1, { b: 'x' }], c: {} });
+    expect(isLosslessJson(foreign)).toBe(true);
+  });
+
+  it('but not class instances or Dates from another realm', () => {
+    expect(isLosslessJson(vm.runInNewContext('new Date(0)'))).toBe(false);
+    expect(isLosslessJson(vm.runInNewContext('new (class K { constructor() { this.a = 1 } })()'))).toBe(false);
+    expect(isLosslessJson(vm.runInNewContext('new Map()'))).toBe(false);
+  });
+
+  it('copies shared non-cyclic references at each place they occur', () => {
+    const shared = { n: 1 };
+    const input = { a: shared, b: shared, list: [shared, shared] };
+    const copy = snapshotJson(input) as { a: object; b: object; list: object[] };
+    expect(copy).toEqual({ a: { n: 1 }, b: { n: 1 }, list: [{ n: 1 }, { n: 1 }] });
+    expect(copy.a).not.toBe(shared);
+    expect(copy.a).not.toBe(copy.b);
+    expect(copy.list[0]).not.toBe(copy.list[1]);
+  });
+
+  it('ignores toJSON: the data is what counts', () => {
+    expect(lossy({ toJSON: () => 'x' }).violation.path).toBe('value.toJSON');
+    const withData = { kind: 'plain' };
+    expect(snapshotJson(withData)).toEqual({ kind: 'plain' });
+  });
+
+  it('returns a detached copy: later changes on either side do not cross', () => {
+    const input = { list: [1, 2], nested: { a: 'x' } };
+    const copy = snapshotJson(input) as typeof input;
+    expect(copy).not.toBe(input);
+    expect(copy.list).not.toBe(input.list);
+    input.list.push(3);
+    input.nested.a = 'changed';
+    expect(copy).toEqual({ list: [1, 2], nested: { a: 'x' } });
+    copy.list.push(9);
+    expect(input.list).toEqual([1, 2, 3]);
+  });
+
+  it('keeps a key named __proto__ as an own property of a plain object', () => {
+    const input = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}') as object;
+    const copy = snapshotJson(input) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.hasOwn(copy, '__proto__')).toBe(true);
+    expect(copy.polluted).toBeUndefined();
+    expect(JSON.stringify(copy)).toBe('{"__proto__":{"polluted":true},"a":1}');
+  });
+
+  it('keeps key order, including integer-like keys', () => {
+    const input = { b: 1, 2: 'two', a: 2, 1: 'one' };
+    expect(JSON.stringify(snapshotJson(input))).toBe(JSON.stringify(input));
+  });
+
+  it('returns scalars as they are', () => {
+    for (const value of [null, true, false, 0, 1.5, -3, '', 'text']) expect(snapshotJson(value)).toBe(value);
+  });
+
+  it('handles a 100,000-deep array without a stack overflow (snapshot, check and freeze)', () => {
+    const deep = deepArray(100_000, 'leaf');
+    const copy = snapshotJson(deep);
+    expect(isLosslessJson(deep)).toBe(true);
+    const frozen = deepFreeze(copy);
+    let node: unknown = frozen;
+    let depth = 0;
+    while (Array.isArray(node)) {
+      expect(Object.isFrozen(node)).toBe(true);
+      node = node[0];
+      depth++;
+    }
+    expect(depth).toBe(100_000);
+    expect(node).toBe('leaf');
+  });
+
+  it('finds a cycle 50,000 levels down and names its path', () => {
+    const top: unknown[] = [];
+    let node = top;
+    for (let i = 0; i < 50_000; i++) {
+      const next: unknown[] = [];
+      node.push(next);
+      node = next;
+    }
+    node.push(top);
+    const error = lossy(top);
+    expect(error.violation.message).toMatch(/cycle/);
+    expect(error.violation.path).toBe(`value${'[0]'.repeat(50_001)}`);
+    expect(isLosslessJson(top)).toBe(false);
+  });
+});
+
+describe('deepFreeze', () => {
+  it('freezes every object and array reachable, and returns its argument', () => {
+    const value = { a: [{ b: 1 }], c: { d: [] as unknown[] } };
+    const frozen = deepFreeze(value);
+    expect(frozen).toBe(value);
+    for (const node of [value, value.a, value.a[0], value.c, value.c.d]) expect(Object.isFrozen(node)).toBe(true);
+    expect(() => {
+      'use strict';
+      (value.c.d as unknown[]).push(1);
+    }).toThrow(TypeError);
+  });
+
+  it('terminates on cycles and passes scalars through', () => {
+    const cyclic: { self?: unknown } = {};
+    cyclic.self = cyclic;
+    expect(deepFreeze(cyclic)).toBe(cyclic);
+    expect(Object.isFrozen(cyclic)).toBe(true);
+    expect(deepFreeze(5)).toBe(5);
+    expect(deepFreeze(null)).toBe(null);
+  });
+});
+
+describe('properties (fast-check)', () => {
+  // -0 does not survive JSON (it becomes 0), so the generator maps it to 0.
+  const json = fc.jsonValue().map((value) => JSON.parse(JSON.stringify(value)) as unknown);
+
+  it('snapshotJson(x) deep-equals JSON.parse(JSON.stringify(x)) for generated JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (raw) => {
+        const value = Object.is(raw, -0) ? 0 : raw;
+        const input = JSON.parse(JSON.stringify(value)) as unknown;
+        const copy = snapshotJson(input);
+        expect(copy).toStrictEqual(JSON.parse(JSON.stringify(input)));
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(input));
+        expect(isLosslessJson(input)).toBe(true);
+      }),
+      { numRuns: 300, seed: 0x5eed },
+    );
+  });
+
+  it('isLosslessJson agrees with snapshotJson', () => {
+    fc.assert(
+      fc.property(fc.oneof(json, fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withTypedArray: true, withBoxedValues: true, withObjectString: true })), (value) => {
+        let threw = false;
+        try {
+          snapshotJson(value);
+        } catch (error) {
+          expect(error).toBeInstanceOf(LossyJsonError);
+          threw = true;
+        }
+        expect(isLosslessJson(value)).toBe(!threw);
+      }),
+      { numRuns: 500, seed: 0x5eed },
+    );
+  });
+});
