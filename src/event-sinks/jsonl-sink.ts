@@ -17,6 +17,7 @@
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { EventSink, NewToolEvent, ToolEvent } from '../events.ts';
+import { isoClock } from './memory-sink.ts';
 
 export interface JsonlEventSinkOptions {
   /** Folder holding the session files; created on first use. */
@@ -58,6 +59,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
   }
   const dir = resolve(options.dir);
   const sessions = new Map<string, Session>();
+  const clock = isoClock();
   let closed = false;
 
   function fileOf(sessionId: string): string {
@@ -95,9 +97,11 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
   }
 
   function stamp(s: Session, event: NewToolEvent): ToolEvent {
+    const stamped = Object.freeze({ ...event, seq: s.seq + 1, at: clock() }) as ToolEvent;
+    // Serialised before the seq is taken: an event that cannot be written leaves no gap.
+    const line = `${JSON.stringify(stamped)}\n`;
     s.seq += 1;
-    const stamped = Object.freeze({ ...event, seq: s.seq, at: new Date().toISOString() }) as ToolEvent;
-    s.buffer.push(`${JSON.stringify(stamped)}\n`);
+    s.buffer.push(line);
     return stamped;
   }
 

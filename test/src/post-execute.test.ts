@@ -103,6 +103,20 @@ describe('post-execute', () => {
     expect(textOf(result)).toMatch(/policy crashed/);
   });
 
+  it('stops calling a hook once it is disposed', async () => {
+    const registry = registryWithCard();
+    let calls = 0;
+    const dispose = registry.hook('tools/post-execute', () => {
+      calls++;
+      return { kind: 'block', feedback: 'no' };
+    });
+    expect((await registry.dispatch({ name: 'echo', arguments: { text: 'a' } })).isError).toBe(true);
+    dispose();
+    dispose();
+    expect((await registry.dispatch({ name: 'echo', arguments: { text: 'b' } })).isError).toBe(false);
+    expect(calls).toBe(1);
+  });
+
   it('sees the frozen exec of the call', async () => {
     const registry = registryWithCard();
     let callId: string | undefined;
