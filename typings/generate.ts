@@ -25,6 +25,11 @@ const UNVALIDATED_NOTE =
   'Warning: this tool\'s output is NOT validated: its server\'s outputSchema could not be enforced,\n' +
   'so `structuredContent` may be any JSON. Check its shape before you rely on it.';
 
+const UNVALIDATED_ALIAS = [
+  '/** JSON that no schema checked (an MCP outputSchema we could not enforce): test its shape before you use it. */',
+  'type UnvalidatedJson = JsonValue;',
+];
+
 /** Byte-stable typings for `schemas`, sorted by tool name. Never throws on hostile schemas; never reads files or the network. */
 export async function generateTypings(schemas: readonly ToolSchema[], options: GenerateOptions = {}): Promise<string> {
   const limits = { ...DEFAULT_SCHEMA_LIMITS, ...options.limits };
@@ -42,6 +47,7 @@ export async function renderTypings(tools: readonly PreparedTool[], memberCache?
     'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };',
     '/** An object that may carry extra JSON keys besides the ones listed. */',
     'type JsonObject = { [key: string]: JsonValue };',
+    ...(tools.some((tool) => tool.unvalidatedOutput) ? UNVALIDATED_ALIAS : []),
     '',
     '/** The one argument object of each tool, by tool name. */',
     mapDeclaration('ToolArgsMap', args),

@@ -72,16 +72,26 @@ function prepareTool(name: string, entry: object, limits: SchemaLimits, budget: 
   try {
     const { description, parameters, output } = entry as Record<string, unknown>;
     const text = typeof description === 'string' ? cleanDescription(description, limits) : undefined;
+    const unvalidatedOutput = isUnvalidated(output);
+    const safeOutput = sanitizeSchema(output, limits, budget);
     return {
       name,
       ...(text === undefined ? {} : { description: text }),
       args: sanitizeSchema(parameters, limits, budget),
-      output: sanitizeSchema(output, limits, budget),
-      unvalidatedOutput: isUnvalidated(output),
+      output: unvalidatedOutput ? markUnvalidated(safeOutput) : safeOutput,
+      unvalidatedOutput,
     };
   } catch {
     return undefined;
   }
+}
+
+/** The unchecked `structuredContent` typed `UnvalidatedJson`, so the type itself says so. */
+function markUnvalidated(output: SafeNode): SafeNode {
+  const properties = output.properties ?? output.allOf?.[0]?.properties;
+  const node = properties !== undefined && Object.hasOwn(properties, 'structuredContent') ? properties.structuredContent : undefined;
+  if (node?.tsType === 'JsonValue') properties!.structuredContent = { ...node, tsType: 'UnvalidatedJson' };
+  return output;
 }
 
 function isUnvalidated(output: unknown): boolean {

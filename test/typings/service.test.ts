@@ -31,9 +31,9 @@ describe('createTypingsService', () => {
   });
 
   it('renders the prompt around the typings', async () => {
-    const service = createTypingsService({ promptLimits: { timeoutMs: 60_000 } });
+    const service = createTypingsService({ promptLimits: { timeoutMs: 45_000 } });
     const prompt = await service.prompt(SMALL_TOOLS);
-    expect(prompt).toContain('60 s of wall time');
+    expect(prompt).toContain('45 s of wall time');
     expect(prompt).toContain(await service.typings(SMALL_TOOLS));
   });
 
