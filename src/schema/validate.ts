@@ -84,16 +84,15 @@ export function createValidator(schema: JsonSchemaNode): Validator {
 function guarded(iterative: IterativeValidate, value: unknown, root: string, run: () => string[]): string[] {
   try {
     return run();
-  } catch (error) {
-    if (error instanceof RangeError) {
-      // Stack exhausted inside ajv's generated code: answer with the iterative engine.
-      try {
-        return iterative(value, root);
-      } catch {
-        // fall through to locating the unreadable part
-      }
+  } catch {
+    // A hostile value (throwing getter or proxy), or ajv out of stack: the
+    // iterative engine answers when it can read the value, else name the part
+    // that cannot be read.
+    try {
+      return iterative(value, root);
+    } catch {
+      return [unreadable(value, root)];
     }
-    return [unreadable(value, root)];
   }
 }
 
@@ -172,11 +171,12 @@ function resolveInstance(value: unknown, root: string, pointer: string): { path:
 
 /** The node a schema path (`#/properties/c/oneOf`) points at, minus the keyword itself. */
 function resolveSchema(schema: JsonSchemaNode, schemaPath: string): JsonSchemaNode {
+  // ajv's schema paths are URI fragments: percent-encoded JSON pointers.
   const segments = schemaPath.replace(/^#\/?/, '').split('/').filter((s) => s !== '');
   segments.pop();
   let node: unknown = schema;
   for (const raw of segments) {
-    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    const segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     node = (node as Record<string, unknown>)[segment];
   }
   return node as JsonSchemaNode;

@@ -47,6 +47,25 @@ describe('createValidator', () => {
     expect(createValidator(params).validate({ a: { b: false } }, 'arguments')).toEqual(['arguments.a.b: must be string (got boolean)']);
   });
 
+  it('renders keys that need quoting or escaping in paths (spaces, ~, /, non-ASCII)', () => {
+    const v = createValidator({
+      type: 'object',
+      properties: {
+        'x y': {
+          type: 'object',
+          properties: { '~/': { oneOf: [{ type: 'string' }, { type: 'string' }] } },
+          required: ['é%'],
+          additionalProperties: true,
+        },
+      },
+    });
+    expect(v.engine).toBe('ajv');
+    expect(v.validate({ 'x y': { '~/': 's' } }, 'value')).toEqual([
+      'value["x y"]["é%"]: is required but missing',
+      'value["x y"]["~/"]: must match exactly one of its 2 oneOf branches, but matches 2 (branches 0, 1)',
+    ]);
+  });
+
   it('checks enum and const literals', () => {
     const v = createValidator(compileValueSpec({ type: 'string', enum: ['read', 'write'] }));
     expect(v.validate('read', 'value')).toEqual([]);
