@@ -38,7 +38,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
     output: {
       schema: valueSchema,
       render(args, value) {
-        const count = args.replace_all === true ? countOccurrences(value.before, args.old_string) : 1;
+        const count = args.replace_all === true ? locate(value.before, args.old_string, args.new_string).count : 1;
         return textContent(count === 1 ? `Edited ${value.path}` : `Edited ${value.path} (${count} replacements)`);
       },
       presentationMeta: (_args, value) => diffHunks(value.before, value.after),
@@ -53,7 +53,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
       const target = await workspace.resolveExisting(args.file_path);
       if (target.isDirectory) throw new WorkspaceError('not-a-file', `"${target.display}" is a directory: pass a file path`);
       const before = await readTextFile(target.absolute, target.display, limits.maxEditBytes, exec.signal);
-      const count = countOccurrences(before, args.old_string);
+      const { count, oldString, newString } = locate(before, args.old_string, args.new_string);
       if (count === 0) {
         throw new WorkspaceError(
           'no-match',
@@ -66,7 +66,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
           `old_string occurs ${count} times in "${target.display}": include more surrounding lines to make it unique, or pass replace_all: true to replace all ${count}`,
         );
       }
-      const after = replaceLiteral(before, args.old_string, args.new_string, args.replace_all === true);
+      const after = replaceLiteral(before, oldString, newString, args.replace_all === true);
       const size = Buffer.byteLength(after, 'utf8');
       if (size > limits.maxEditBytes) throw tooLarge(target.display, size, limits.maxEditBytes);
       try {
@@ -77,6 +77,19 @@ export function createEditTool({ workspace, limits }: ToolContext) {
       return { path: target.display, before, after };
     },
   });
+}
+
+/**
+ * The strings to replace with, and how often the old one occurs. read shows
+ * lines without their `\r`, so a model copying lines of a CRLF file writes
+ * LF: when the LF form does not occur in a CRLF file, the CRLF form of both
+ * strings is used instead.
+ */
+function locate(text: string, oldString: string, newString: string): { count: number; oldString: string; newString: string } {
+  const count = countOccurrences(text, oldString);
+  if (count > 0 || !text.includes('\r\n') || !/(^|[^\r])\n/.test(oldString)) return { count, oldString, newString };
+  const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
+  return { count: countOccurrences(text, crlf(oldString)), oldString: crlf(oldString), newString: crlf(newString) };
 }
 
 /** Non-overlapping occurrences, scanning left to right (as the replacement does). */

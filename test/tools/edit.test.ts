@@ -84,6 +84,15 @@ describe('edit', () => {
     expect(await readFile(path.join(h.root, 'bom.txt'), 'utf8')).toBe('\uFEFFa\r\nc\r\n');
   });
 
+  it('matches LF-typed old_string in a CRLF file (read shows lines without CR) and keeps CRLF', async () => {
+    await h.file('crlf.txt', 'k\r\nb\r\nc\r\nb\r\nc\r\n');
+    const one = await h.call('edit', { file_path: 'crlf.txt', old_string: 'k\nb', new_string: 'K\nb' });
+    expect(one.value).toEqual({ path: 'crlf.txt', before: 'k\r\nb\r\nc\r\nb\r\nc\r\n', after: 'K\r\nb\r\nc\r\nb\r\nc\r\n' });
+    const all = await h.call('edit', { file_path: 'crlf.txt', old_string: 'b\nc', new_string: 'x\ny', replace_all: true });
+    expect(h.text(all)).toBe('Edited crlf.txt (2 replacements)');
+    expect(await contents('crlf.txt')).toBe('K\r\nx\r\ny\r\nx\r\ny\r\n');
+  });
+
   it('refuses binary files and invalid UTF-8', async () => {
     await h.file('bin.dat', new Uint8Array([0x61, 0x00, 0x62]));
     await h.file('latin1.txt', new Uint8Array([0x63, 0x61, 0x66, 0xe9])); // "café" in Latin-1

@@ -68,3 +68,32 @@ describe('write', () => {
     expect(h.registry.get('edit')?.isConcurrencySafe({ file_path: 'x', old_string: 'a', new_string: 'b' })).toBe(false);
   });
 });
+
+describe('createBuiltinTools options', () => {
+  it('refuses a non-positive or fractional limit, naming it', async () => {
+    const { createBuiltinTools } = await import('../../src/tools/index.ts');
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { maxResults: 0 } })).toThrow(
+      'limits.maxResults must be a positive integer, got 0',
+    );
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { readPageLines: 1.5 } })).toThrow(
+      'limits.readPageLines must be a positive integer, got 1.5',
+    );
+  });
+
+  it('registers exactly the five tools with their model-visible schemas', () => {
+    expect(h.registry.schemas().map((s) => [s.name, Object.keys(s.parameters.properties ?? {})])).toEqual([
+      ['edit', ['file_path', 'old_string', 'new_string', 'replace_all']],
+      ['glob', ['pattern', 'path']],
+      ['grep', ['pattern', 'path', 'glob', 'ignoreCase']],
+      ['read', ['file_path', 'offset', 'limit']],
+      ['write', ['file_path', 'content']],
+    ]);
+    expect(h.registry.schemas().map((s) => s.parameters.required)).toEqual([
+      ['file_path', 'old_string', 'new_string'],
+      ['pattern'],
+      ['pattern'],
+      ['file_path'],
+      ['file_path', 'content'],
+    ]);
+  });
+});
