@@ -17,7 +17,7 @@
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { EventSink, NewToolEvent, ToolEvent } from '../events.ts';
-import { isoClock } from './memory-sink.ts';
+import { isoClock } from './iso-clock.ts';
 
 export interface JsonlEventSinkOptions {
   /** Folder holding the session files; created on first use. */

@@ -5,6 +5,7 @@
  * share their (frozen) content with the results they describe.
  */
 import type { EventSink, NewToolEvent, ToolEvent } from '../events.ts';
+import { isoClock } from './iso-clock.ts';
 
 export interface MemoryEventSink extends EventSink {
   append(event: NewToolEvent): ToolEvent;
@@ -44,19 +45,5 @@ export function createMemoryEventSink(): MemoryEventSink {
       bySession.delete(sessionId);
       all = all.filter((e) => e.sessionId !== sessionId);
     },
-  };
-}
-
-/** `new Date().toISOString()`, formatted at most once per millisecond. */
-export function isoClock(): () => string {
-  let lastMs = -1;
-  let lastIso = '';
-  return () => {
-    const now = Date.now();
-    if (now !== lastMs) {
-      lastMs = now;
-      lastIso = new Date(now).toISOString();
-    }
-    return lastIso;
   };
 }
