@@ -9,11 +9,12 @@
  * its own alias and append it to SECTIONS. Keep `run` self-contained: it
  * builds what it needs and releases it (close pools, remove temp dirs).
  */
+import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
 import { section as typings } from './typings.bench.ts';
 import type { BenchSection } from './section.ts';
 
-const SECTIONS: BenchSection[] = [dispatch, typings];
+const SECTIONS: BenchSection[] = [dispatch, typings, codeMode];
 
 function selected(argv: readonly string[]): BenchSection[] {
   const at = argv.indexOf('--only');

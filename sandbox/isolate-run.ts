@@ -125,7 +125,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
       } catch {
         outcome = { ok: false as const, error: { code: 'TOOL_FAILED', message: 'the host could not run this call', callId: '' } };
       }
-      if (outcome.ok) return `V\n${outcome.valueJson}`;
+      if (outcome.ok) return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
       if ('fatal' in outcome) {
         force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
         return 'F';

@@ -409,10 +409,20 @@ export function installGuest(
             record.settled = true;
             const text = reply as string;
             if (text[0] === 'V') {
-              const cut = text.indexOf('\n');
-              resolve(deepFreeze(jsonParse(text.slice(cut + 1))));
+              let value: unknown;
+              try {
+                value = jsonParse(text.slice(text.indexOf('\n') + 1));
+              } catch {
+                return reject(failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
+              }
+              resolve(deepFreeze(value));
             } else if (text[0] === 'E') {
-              const e = jsonParse(text.slice(1)) as { code: string; message: string; callId: string };
+              let e: { code: string; message: string; callId: string };
+              try {
+                e = jsonParse(text.slice(1)) as { code: string; message: string; callId: string };
+              } catch {
+                e = { code: 'TOOL_FAILED', message: 'the host sent an unreadable error', callId: '' };
+              }
               reject(failure(name, e.code, e.callId, e.message, site));
             } else {
               reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));

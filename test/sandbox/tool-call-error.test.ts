@@ -34,3 +34,11 @@ it('ToolCallError is a read-only global the program cannot replace', async () =>
   const outcome = await host.run('try { (globalThis as any).ToolCallError = 1 } catch {}\nreturn typeof ToolCallError');
   expect(resultOf(outcome)).toBe('function');
 });
+
+it('a host reply that is not JSON rejects the call instead of hanging the program', async () => {
+  const outcome = await host.run('try { await tools.odd({}); } catch (e) { return (e as ToolCallError).code; }', {
+    tools: { odd: () => undefined },
+    limits: { timeoutMs: 2_000 },
+  });
+  expect(resultOf(outcome)).toBe('INVALID_TOOL_OUTPUT');
+});
