@@ -74,6 +74,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
   return {
     register(definition) {
+      const claimed = (definition as { name?: unknown } | null)?.name;
+      if (typeof claimed === 'string' && tools.has(claimed)) {
+        throw new Error(`a tool named ${JSON.stringify(claimed)} is already registered: dispose it first to replace it`);
+      }
       const registration = compile(definition);
       const { name } = registration.entry;
       if (tools.has(name)) {
