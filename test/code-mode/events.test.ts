@@ -73,3 +73,22 @@ it('schema-invalid arguments come back as INVALID_ARGS from the registry', async
   const result = await bench.runCode('try { await tools.secret({ n: "one" } as any); } catch (e) { return (e as ToolCallError).code; }');
   expect(valueOf(result).result).toBe('INVALID_ARGS');
 });
+
+it('a registered tool named __proto__ (and one with a dash) is reachable from the program through the registry', async () => {
+  bench = createBench();
+  for (const name of ['__proto__', 'my-tool']) {
+    bench.registry.register(
+      defineTool({
+        name,
+        description: `The ${name} tool.`,
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        async execute() {
+          return `from ${name}`;
+        },
+      }),
+    );
+  }
+  const result = await bench.runCode('return [await tools["__proto__"]({}), await tools["my-tool"]({}), Object.getPrototypeOf(tools)];');
+  expect(valueOf(result).result).toEqual(['from __proto__', 'from my-tool', null]);
+});
