@@ -37,12 +37,13 @@ export function createGrepTool({ workspace, limits, ignoreDirectories }: ToolCon
       matches: {
         type: 'array',
         required: true,
+        description: "In walk order: a directory's files by name, then its subdirectories; lines in file order.",
         items: {
           type: 'object',
           additionalProperties: false,
           properties: {
             path: { type: 'string', required: true, description: 'Workspace-relative path.' },
-            lineNumber: { type: 'integer', required: true, description: '1-based.' },
+            lineNumber: { type: 'integer', required: true, description: 'Line number, 1-based.' },
             line: { type: 'string', required: true, description: 'The matching line, without its line ending.' },
           },
         },

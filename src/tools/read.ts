@@ -31,7 +31,7 @@ export function createReadTool({ workspace, limits }: ToolContext) {
           type: 'object',
           additionalProperties: false,
           properties: {
-            number: { type: 'integer', required: true },
+            number: { type: 'integer', required: true, description: 'Line number, 1-based.' },
             text: { type: 'string', required: true, description: 'The line without its line ending.' },
           },
         },
