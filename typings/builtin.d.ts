@@ -103,6 +103,9 @@ interface ToolOutputMap {
     paths: string[]
   }
   grep: {
+    /**
+     * In walk order: a directory's files by name, then its subdirectories; lines in file order.
+     */
     matches: {
       /**
        * Workspace-relative path.
@@ -128,6 +131,9 @@ interface ToolOutputMap {
      */
     offset: number
     lines: {
+      /**
+       * Line number, 1-based.
+       */
       number: number
       /**
        * The line without its line ending.
