@@ -26,6 +26,7 @@ export interface LimitsConfig {
 
 export type RuntimeKind = 'in-process' | 'process';
 export type CodeModeKind = 'code' | 'native' | 'both';
+export type TypecheckSetting = 'off' | 'warn' | 'enforce';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 /** The fully resolved configuration (paths absolute). */
@@ -44,6 +45,8 @@ export interface PtcConfig {
   runtime: RuntimeKind;
   /** Default `code`: only `run_code` is directly callable. */
   mode: CodeModeKind;
+  /** Type-check programs against the typings first: `warn` logs diagnostics, `enforce` fails the run (kind `typecheck`). Default `off`. */
+  typecheck: TypecheckSetting;
   limits: LimitsConfig;
   /** Tool names (built-in or `<server>__<tool>`) never registered. Default []. */
   disabledTools: string[];
@@ -77,6 +80,7 @@ export const CONFIG_FILE_SCHEMA = {
     token: { type: 'string', minLength: 16 },
     runtime: { enum: ['in-process', 'process'] },
     mode: { enum: ['code', 'native', 'both'] },
+    typecheck: { enum: ['off', 'warn', 'enforce'] },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -124,6 +128,7 @@ export interface ConfigFile {
   token?: string;
   runtime?: RuntimeKind;
   mode?: CodeModeKind;
+  typecheck?: TypecheckSetting;
   limits?: LimitsConfig;
   disabledTools?: string[];
   spill?: { maxInlineBytes: number };

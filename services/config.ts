@@ -103,6 +103,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     token: pick('token') ?? file.token ?? file.auth?.token,
     runtime: oneOf('runtime', pick('runtime'), ['in-process', 'process'], problems) ?? file.runtime ?? DEFAULTS.runtime,
     mode: oneOf('mode', pick('mode'), ['code', 'native', 'both'], problems) ?? file.mode ?? DEFAULTS.mode,
+    typecheck: file.typecheck ?? 'off',
     limits: { ...file.limits },
     disabledTools: [...(file.disabledTools ?? [])],
     spill: file.spill,

@@ -62,6 +62,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     typings: createTypingsService(),
     limits: config.limits,
     mode: config.mode,
+    typecheck: config.typecheck,
     onLog: logs.onLog,
   });
   registry.register(codeMode.runCodeTool);

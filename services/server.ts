@@ -20,6 +20,9 @@ import { createRunTracker } from './run-tracker.ts';
 /** The longest run a client can ask for (DESIGN §7), ms. */
 export const MAX_RUN_MS = 600_000;
 
+/** Load shedding (503 on event-loop lag over 1 s) starts this long after listen, ms. */
+const SHEDDING_WARMUP_MS = 5_000;
+
 export interface PtcServer {
   readonly app: FastifyInstance;
   readonly core: PtcCore;
@@ -88,10 +91,17 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     errorResponseBuilder: (_request, context) =>
       new HttpError('RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} reached: retry after the Retry-After seconds`),
   });
+  // Start-up (module compiles, warm isolates) blocks the loop for a while:
+  // its lag is not load, so shedding starts a little after listen.
+  let sheddingFrom = Number.POSITIVE_INFINITY;
+  app.addHook('onListen', async () => {
+    sheddingFrom = performance.now() + SHEDDING_WARMUP_MS;
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: 1000,
     retryAfter: 5,
-    pressureHandler: shedLoad as unknown as FastifyUnderPressureOptions['pressureHandler'],
+    pressureHandler: ((request, reply, type, value) =>
+      performance.now() < sheddingFrom ? undefined : shedLoad(request, reply, type, value)) as FastifyUnderPressureOptions['pressureHandler'],
   });
   await app.register(swagger, {
     openapi: {

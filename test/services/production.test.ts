@@ -164,4 +164,12 @@ describe('read-only routes', () => {
     expect(wrote.meta).toBeDefined();
     expect(wrote.events.map((event: { type: string }) => event.type)).toEqual(['tool/result']);
   });
+
+  it('typecheck: enforce fails a misspelt tool before anything runs', async () => {
+    const { url } = await start({ typecheck: 'enforce' });
+    const body = await json(post(`${url}/v1/run`, { code: `return await tools.raed({ file_path: 'x' });` }));
+    expect(body.isError).toBe(true);
+    expect(body.error.message).toContain('code run failed (typecheck)');
+    expect(body.stats.calls).toBe(0);
+  });
 });

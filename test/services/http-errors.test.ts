@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HTTP_ERROR_CODES, describeValidation, toHttpError } from '../../services/http-errors.ts';
+
+const doc = readFileSync(path.resolve(import.meta.dirname, '../../docs/service.md'), 'utf8');
+
+describe('HTTP error catalogue', () => {
+  it('docs/service.md lists every code with its status and fix', () => {
+    const table = doc.split('<!-- http-error-codes -->')[1].split('\n\n')[0];
+    const rows = [...table.matchAll(/^\| `([A-Z_]+)` \| (\d+) \| (.+) \|$/gm)].map((m) => [m[1], Number(m[2]), m[3]]);
+    expect(rows).toEqual(Object.entries(HTTP_ERROR_CODES).map(([code, entry]) => [code, entry.status, entry.fix]));
+  });
+
+  it('never passes an unknown error message to the client', () => {
+    const mapped = toHttpError(new Error('ENOENT: /etc/secret/path'));
+    expect(mapped.statusCode).toBe(500);
+    expect(mapped.message).not.toContain('/etc');
+  });
+
+  it('names fields in validation messages', () => {
+    expect(
+      describeValidation(
+        [
+          { keyword: 'required', instancePath: '', params: { missingProperty: 'code' } },
+          { keyword: 'additionalProperties', instancePath: '', params: { additionalProperty: 'x' } },
+          { keyword: 'type', instancePath: '/timeoutMs', params: { type: 'integer' } },
+        ],
+        'body',
+      ),
+    ).toBe('body.code is required; body has unknown field "x": remove it; body.timeoutMs must be integer');
+  });
+});
