@@ -1,12 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  // isolated-vm needs this flag on Node >= 20; every worker gets it.
+  execArgv: ['--no-node-snapshot'],
+  pool: 'forks' as const,
+  testTimeout: 30_000,
+  hookTimeout: 30_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // isolated-vm needs this flag on Node >= 20; every worker gets it.
-    execArgv: ['--no-node-snapshot'],
-    pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    ...shared,
+    // One run_code conformance suite, every runtime: test/code-mode runs a
+    // second time with its programs in the `process` runtime (test/helpers/runtimes.ts).
+    projects: [
+      { test: { ...shared, name: 'in-process', include: ['test/**/*.test.ts'] } },
+      { test: { ...shared, name: 'process', include: ['test/code-mode/**/*.test.ts'], env: { PTC_TEST_RUNTIME: 'process' } } },
+    ],
   },
 });

@@ -9,6 +9,7 @@ import type { TypingsService } from './code-mode/typings-service.ts';
 import type { SandboxRuntime } from './sandbox-runtime.ts';
 import type { ToolRegistry } from './tool.ts';
 import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
+import { createProcessRuntime } from '../sandbox/process/process-runtime.ts';
 import { createTypingsService } from '../typings/service.ts';
 export type { JsonValue, JsonObject, JsonPrimitive, FrozenJson, JsonViolation } from './json.ts';
 export { snapshotJson, isLosslessJson, deepFreeze, LossyJsonError } from './json.ts';
@@ -74,13 +75,17 @@ export type { TypecheckMode } from './code-mode/run-code-tool.ts';
 export type { TypingsService, TypecheckDiagnostic } from './code-mode/typings-service.ts';
 export { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 export type { InProcessRuntimeOptions } from '../sandbox/in-process-runtime.ts';
+export { createProcessRuntime } from '../sandbox/process/process-runtime.ts';
+export type { ProcessRuntime, ProcessRuntimeOptions, SandboxProcessInfo } from '../sandbox/process/process-runtime.ts';
 
 export interface CodeModeOptions {
   registry: ToolRegistry;
   /**
    * Where programs run. Default `'in-process'` (isolates in this process, with
-   * a warm pool of 2). A runtime made here is closed by `close()`; a
-   * `SandboxRuntime` you pass stays yours to close.
+   * a warm pool of 2). `'process'`: isolates in a supervised pool of child
+   * processes with default options (see `createProcessRuntime` to tune them),
+   * so a V8 abort costs one run, never this process. A runtime made here is
+   * closed by `close()`; a `SandboxRuntime` you pass stays yours to close.
    */
   runtime?: 'in-process' | 'process' | SandboxRuntime;
   /** Per-run limits; see {@link CodeModeLimits} for each default. */
@@ -104,8 +109,8 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     runtime = createInProcessRuntime({ warmPoolMemoryMiB: options.limits?.memoryMiB ?? 128 });
     owned = true;
   } else if (choice === 'process') {
-    // TODO(process runtime): wire sandbox/process here once it is the service default.
-    throw new Error("the process runtime is not available yet: use runtime 'in-process', or pass a SandboxRuntime");
+    runtime = createProcessRuntime({ warmPoolMemoryMiB: options.limits?.memoryMiB ?? 128 });
+    owned = true;
   } else {
     runtime = choice;
   }

@@ -4,9 +4,9 @@
  * nested calls and log lines are relayed over IPC, the results relayed back.
  */
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
-import type { ChildMessage, ParentMessage } from './protocol.ts';
+import type { ChildMessage, ChildRuntimeOptions, ParentMessage } from './protocol.ts';
 
-type RuntimeFactory = (options?: { warmPoolSize?: number }) => SandboxRuntime;
+type RuntimeFactory = (options?: ChildRuntimeOptions) => SandboxRuntime;
 
 interface ActiveRun {
   controller: AbortController;
@@ -28,7 +28,7 @@ process.on('disconnect', () => process.exit(0));
 process.on('message', (message: ParentMessage) => {
   switch (message.type) {
     case 'init':
-      void init(message.runtimeModule, message.warmPoolSize);
+      void init(message.runtimeModule, message.runtimeOptions);
       return;
     case 'run':
       startRun(message);
@@ -45,13 +45,13 @@ process.on('message', (message: ParentMessage) => {
   }
 });
 
-async function init(runtimeModule: string, warmPoolSize: number | undefined): Promise<void> {
+async function init(runtimeModule: string, runtimeOptions: ChildRuntimeOptions): Promise<void> {
   try {
     const module = (await import(runtimeModule)) as { createInProcessRuntime?: RuntimeFactory };
     if (typeof module.createInProcessRuntime !== 'function') {
       throw new Error('the runtime module exports no createInProcessRuntime function');
     }
-    runtime = module.createInProcessRuntime(warmPoolSize === undefined ? {} : { warmPoolSize });
+    runtime = module.createInProcessRuntime(runtimeOptions);
     await runtime.ready();
     send({ type: 'ready' });
   } catch (error) {

@@ -15,8 +15,13 @@ export interface ProcessRuntimeOptions {
    * most this many runs.
    */
   runsPerChild?: number;
-  /** Never-used isolates each child keeps warm. Default: the in-process runtime's own default. */
+  /** Never-used isolates each child keeps warm. Default: the in-process runtime's (2). */
   warmPoolSize?: number;
+  /**
+   * Heap of the warm isolates, MiB. Default: the in-process runtime's (128).
+   * A run asking for another heap gets a freshly made isolate (slower).
+   */
+  warmPoolMemoryMiB?: number;
   /** How often the parent pings each child, ms. Default 1,000. */
   heartbeatIntervalMs?: number;
   /**
@@ -57,9 +62,8 @@ export interface ProcessRuntimeOptions {
   runtimeModule?: string;
 }
 
-export type ResolvedProcessRuntimeOptions = Required<Omit<ProcessRuntimeOptions, 'warmPoolSize'>> & {
-  warmPoolSize?: number;
-};
+export type ResolvedProcessRuntimeOptions = Required<Omit<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'>> &
+  Pick<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'>;
 
 // Built to dist/, the siblings are .js files; run from source, .ts.
 const ownExtension = extname(new URL(import.meta.url).pathname);
@@ -81,5 +85,6 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
     runtimeModule: options.runtimeModule ?? new URL(`../in-process-runtime${ownExtension}`, import.meta.url).href,
   };
   if (options.warmPoolSize !== undefined) resolved.warmPoolSize = options.warmPoolSize;
+  if (options.warmPoolMemoryMiB !== undefined) resolved.warmPoolMemoryMiB = options.warmPoolMemoryMiB;
   return resolved;
 }

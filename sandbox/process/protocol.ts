@@ -4,9 +4,15 @@
  */
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
 
+/** What each child passes to its runtime factory. */
+export interface ChildRuntimeOptions {
+  warmPoolSize?: number;
+  warmPoolMemoryMiB?: number;
+}
+
 /** Parent → child. */
 export type ParentMessage =
-  | { type: 'init'; runtimeModule: string; warmPoolSize?: number }
+  | { type: 'init'; runtimeModule: string; runtimeOptions: ChildRuntimeOptions }
   | {
       type: 'run';
       runId: number;

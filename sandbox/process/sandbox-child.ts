@@ -76,7 +76,10 @@ export class SandboxChild {
     this.#send({
       type: 'init',
       runtimeModule: options.runtimeModule,
-      ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
+      runtimeOptions: {
+        ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
+        ...(options.warmPoolMemoryMiB === undefined ? {} : { warmPoolMemoryMiB: options.warmPoolMemoryMiB }),
+      },
     });
   }
 

@@ -27,6 +27,28 @@ it('createCodeMode wires the in-process runtime and the typings service by defau
   }
 });
 
-it("runtime 'process' says it is not available yet", () => {
-  expect(() => createCodeMode({ registry: createToolRegistry(), runtime: 'process' })).toThrow(/process runtime is not available yet/);
+it("runtime 'process' runs programs in child processes, tools staying in this one", async () => {
+  const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
+  let callerPid = 0;
+  registry.register(
+    defineTool({
+      name: 'whereami',
+      description: 'Says which process runs the tool.',
+      parameters: {},
+      output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+      async execute() {
+        callerPid = process.pid;
+        return process.pid;
+      },
+    }),
+  );
+  const codeMode = createCodeMode({ registry, runtime: 'process', limits: { timeoutMs: 10_000 } });
+  registry.register(codeMode.runCodeTool);
+  try {
+    const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return await tools.whereami({})', description: 'pid' } });
+    expect(result.isError ? result.error.message : result.value).toEqual({ logs: [], result: process.pid });
+    expect(callerPid).toBe(process.pid);
+  } finally {
+    await codeMode.close();
+  }
 });

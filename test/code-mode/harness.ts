@@ -1,13 +1,14 @@
 /**
  * Real parts for code-mode tests: a registry with an in-memory event sink,
- * the in-process sandbox runtime, and code mode registered on it.
+ * the sandbox runtime selected for this worker (in-process, or process in
+ * the vitest project of that name), and code mode registered on it.
  */
 import { createCodeModeCore, type CodeMode, type CodeModeCoreOptions } from '../../src/code-mode/code-mode.ts';
 import { createMemoryEventSink, type MemoryEventSink } from '../../src/event-sinks/memory-sink.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import type { DispatchRequest, ToolExecutionResult, ToolRegistry } from '../../src/tool.ts';
-import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import { createTestRuntime } from '../helpers/runtimes.ts';
 
 export interface Bench {
   registry: ToolRegistry;
@@ -21,7 +22,7 @@ export interface Bench {
 let shared: SandboxRuntime | undefined;
 /** One runtime per test file (a worker): isolates are fresh per run anyway. */
 export function sharedRuntime(): SandboxRuntime {
-  shared ??= createInProcessRuntime({ warmPoolSize: 1 });
+  shared ??= createTestRuntime();
   return shared;
 }
 
