@@ -31,7 +31,7 @@ const LIB_FILE = `${ROOT}lib.es2023.d.ts`;
 const TYPINGS_FILE = `${ROOT}typings.d.ts`;
 const GLOBALS_FILE = `${ROOT}globals.d.ts`;
 const PROGRAM_FILE = `${ROOT}agent.ts`;
-/** The model's code is the body of this function; its first line is line 1 of the wrapper's second. */
+/** The model's code is the body of this function: one line above it, so wrapper line N + 1 is the model's line N. */
 const WRAPPER_HEAD = 'async function __run() {\n';
 const WRAPPER_TAIL = '\n}\n';
 /** "Cannot find name 'x'. Do you need to install type definitions for node / change your lib?" */
@@ -101,25 +101,37 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
     return state;
   }
 
+  function diagnose(code: string, typings: string): TypecheckDiagnostic[] {
+    const { ts, compilerOptions, lib, globals } = init();
+    if (typingsFile?.text !== typings) typingsFile = ts.createSourceFile(TYPINGS_FILE, typings, ts.ScriptTarget.ES2023, false);
+    const programFile = ts.createSourceFile(PROGRAM_FILE, WRAPPER_HEAD + code + WRAPPER_TAIL, ts.ScriptTarget.ES2023, false);
+    const virtual = new Map([
+      [LIB_FILE, lib],
+      [TYPINGS_FILE, typingsFile],
+      [GLOBALS_FILE, globals],
+      [PROGRAM_FILE, programFile],
+    ]);
+    const program = ts.createProgram({ rootNames: [...virtual.keys()], options: compilerOptions, host: compilerHost(virtual), oldProgram });
+    oldProgram = program;
+    // Type errors in code that does not parse are mostly noise: report the syntax first.
+    const syntactic = program.getSyntacticDiagnostics(programFile);
+    const found = syntactic.length > 0 ? syntactic : program.getSemanticDiagnostics(programFile);
+    return found
+      .filter((d) => d.category === ts.DiagnosticCategory.Error && d.file === programFile)
+      .slice(0, maxDiagnostics)
+      .map((d) => toModelPosition(ts, d, programFile, code, maxMessageLength));
+  }
+
   return {
     async check(code, typings) {
-      const { ts, compilerOptions, lib, globals } = init();
-      if (typingsFile?.text !== typings) typingsFile = ts.createSourceFile(TYPINGS_FILE, typings, ts.ScriptTarget.ES2023, false);
-      const programFile = ts.createSourceFile(PROGRAM_FILE, WRAPPER_HEAD + code + WRAPPER_TAIL, ts.ScriptTarget.ES2023, false);
-      const virtual = new Map([
-        [LIB_FILE, lib],
-        [TYPINGS_FILE, typingsFile],
-        [GLOBALS_FILE, globals],
-        [PROGRAM_FILE, programFile],
-      ]);
-      const host = compilerHost(virtual);
-      const program = ts.createProgram({ rootNames: [...virtual.keys()], options: compilerOptions, host, oldProgram });
-      oldProgram = program;
-      const found = [...program.getSyntacticDiagnostics(programFile), ...program.getSemanticDiagnostics(programFile)];
-      return found
-        .filter((d) => d.category === ts.DiagnosticCategory.Error && d.file === programFile)
-        .slice(0, maxDiagnostics)
-        .map((d) => toModelPosition(ts, d, programFile, code, maxMessageLength));
+      try {
+        return diagnose(code, typings);
+      } catch {
+        // The compiler itself failed (a stack overflow on absurdly nested code, say). The check
+        // is an aid, not a boundary: report nothing, and let the run meet the sandbox's own parser.
+        oldProgram = undefined;
+        return [];
+      }
     },
   };
 }

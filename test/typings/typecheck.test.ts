@@ -86,6 +86,12 @@ describe('typecheck', () => {
     expect(await checker.check('const n: number = 1;\nreturn n;', typings)).toEqual([]);
   });
 
+  it('reports only the syntax errors of code that does not parse', async () => {
+    const checker = createTypechecker();
+    const found = await checker.check('const x = ;\nawait tools.raed({});', await generateTypings(SMALL_TOOLS));
+    expect(found.map(({ line, column, code }) => ({ line, column, code }))).toEqual([{ line: 1, column: 11, code: 1109 }]);
+  });
+
   it('accepts plain JavaScript: implicit any and untyped catch variables', async () => {
     const checker = createTypechecker();
     const code = 'function twice(x) { return x * 2; }\ntry { twice(1); } catch (e) { console.log(e.message); }';
