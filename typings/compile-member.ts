@@ -49,7 +49,7 @@ export async function compileMember(name: string, schema: SafeNode, map: MapName
   const rendered = await tryCompile(compile, name, schema, map);
   if (rendered !== undefined) return rendered;
   const degraded: SafeNode = schema.description === undefined ? { tsType: 'JsonValue' } : { tsType: 'JsonValue', description: schema.description };
-  return (await tryCompile(compile, name, degraded, map)) ?? `${JSON.stringify(name)}: JsonValue`;
+  return (await tryCompile(compile, name, degraded, map)) ?? `${propertyKey(name)}: JsonValue`;
 }
 
 async function tryCompile(compile: Compile, name: string, schema: SafeNode, map: MapName): Promise<string | undefined> {
