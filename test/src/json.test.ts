@@ -1,7 +1,7 @@
 import vm from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deepFreeze, isLosslessJson, LossyJsonError, snapshotJson } from '../../src/json.ts';
+import { deepFreeze, isLosslessJson, LossyJsonError, snapshotFrozenJson, snapshotJson } from '../../src/json.ts';
 
 /** The LossyJsonError snapshotJson throws for `input` (fails the test if none). */
 function lossy(input: unknown, root?: string): LossyJsonError {
@@ -221,6 +221,21 @@ describe('deepFreeze', () => {
     expect(Object.isFrozen(cyclic)).toBe(true);
     expect(deepFreeze(5)).toBe(5);
     expect(deepFreeze(null)).toBe(null);
+  });
+});
+
+describe('snapshotFrozenJson', () => {
+  it('is a deep-frozen snapshot in one pass', () => {
+    const input = { a: [{ b: 1 }, [2]], c: 'x' };
+    const frozen = snapshotFrozenJson(input) as { a: [{ b: number }, number[]] };
+    expect(frozen).toStrictEqual(input);
+    expect(frozen).not.toBe(input);
+    for (const node of [frozen, frozen.a, frozen.a[0], frozen.a[1]]) expect(Object.isFrozen(node)).toBe(true);
+    expect(Object.isFrozen(input)).toBe(false);
+  });
+
+  it('throws the same LossyJsonError as snapshotJson', () => {
+    expect(() => snapshotFrozenJson({ a: [1, undefined] }, 'arguments')).toThrow('arguments.a[1]: is undefined');
   });
 });
 
