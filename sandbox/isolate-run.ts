@@ -224,8 +224,9 @@ const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid stri
 type Reply = { text: string } | { failure: SandboxFailure };
 
 async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest): Promise<Reply> {
-  // Compiling and evaluating the function expression are short and bounded by
-  // the program's size: done synchronously, they save two thread-pool hops.
+  // Compiling never runs code and is bounded by the program's size: done
+  // synchronously, it saves a thread-pool hop. Running the script stays
+  // asynchronous: a program that closes the wrapper early runs code right here.
   let script: ivm.Script;
   try {
     script = prepared.isolate.compileScriptSync(js, { filename, lineOffset: -1 });
@@ -233,7 +234,7 @@ async function execute(prepared: PreparedIsolate, js: string, filename: string, 
     if (prepared.isolate.isDisposed) throw error;
     return { failure: describeSyntaxError(error instanceof Error ? error.message : String(error), filename) };
   }
-  const program = script.runSync(prepared.context, { reference: true, timeout: 1_000 }) as ivm.Reference<unknown>;
+  const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
   const config = JSON.stringify({ maxLogBytes: request.limits.maxLogBytes, maxResultBytes: request.limits.maxResultBytes });
   const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
     result: { promise: true },
