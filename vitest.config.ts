@@ -14,8 +14,8 @@ export default defineConfig({
     // One run_code conformance suite, every runtime: test/code-mode runs a
     // second time with its programs in the `process` runtime (test/helpers/runtimes.ts).
     projects: [
-      { test: { ...shared, name: 'in-process', include: ['test/**/*.test.ts'] } },
-      { test: { ...shared, name: 'process', include: ['test/code-mode/**/*.test.ts'], env: { PTC_TEST_RUNTIME: 'process' } } },
+      { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'] } },
+      { test: { ...shared, name: 'code-mode:process', include: ['test/code-mode/**/*.test.ts'], env: { PTC_TEST_RUNTIME: 'process' } } },
     ],
   },
 });

@@ -62,12 +62,20 @@ export class SandboxChild {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.exited = new Promise((resolve) => {
-      this.#process.once('exit', (code, signal) => {
-        this.#onExit(signal ? `signal ${signal}` : `exit code ${code}`);
+      let ended = false;
+      const end = (reason: string) => {
+        if (ended) return;
+        ended = true;
+        this.#onExit(reason);
         resolve();
+      };
+      this.#process.once('exit', (code, signal) => end(signal ? `signal ${signal}` : `exit code ${code}`));
+      // A process that never spawned emits no 'exit'.
+      this.#process.on('error', (error) => {
+        if (this.#process.pid === undefined) end(`spawn failed: ${error.message}`);
+        else this.kill('the sandbox process failed (IPC error) during the run; run it again');
       });
     });
-    this.#process.on('error', () => this.kill('the sandbox process failed (IPC error) during the run; run it again'));
     this.#process.on('message', (message: unknown) => {
       if (isChildMessage(message)) this.#onMessage(message);
     });

@@ -14,7 +14,7 @@ describe('process runtime: a child dies during a run', () => {
     await runtime.ready();
 
     const first = gatedTool();
-    const crashing = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: first.callTool }));
+    const crashing = runtime.run(request('console.log("before the crash")\nawait tools.wait({})\nreturn 1', { callTool: first.callTool }));
     await first.called;
     const victim = runtime.processes().find((child) => child.runs === 1);
     expect(victim).toBeDefined();
@@ -26,8 +26,9 @@ describe('process runtime: a child dies during a run', () => {
 
     process.kill(victim!.pid, 'SIGKILL');
     const crashed = await crashing;
-    expect(crashed).toMatchObject({
+    expect(crashed).toEqual({
       ok: false,
+      logs: ['before the crash'],
       failure: { kind: 'crashed', message: 'the sandbox process died (signal SIGKILL) during the run; run it again' },
     });
 
