@@ -12,7 +12,8 @@ import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 import { createProcessRuntime } from '../sandbox/process/process-runtime.ts';
 import { createTypingsService } from '../typings/service.ts';
 export type { JsonValue, JsonObject, JsonPrimitive, FrozenJson, JsonViolation } from './json.ts';
-export { snapshotJson, isLosslessJson, deepFreeze, LossyJsonError } from './json.ts';
+export { snapshotJson, snapshotFrozenJson, isLosslessJson, deepFreeze, LossyJsonError } from './json.ts';
+export { SchemaError } from './schema/schema-error.ts';
 export type { ContentBlock, TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink } from './content.ts';
 export { textContent } from './content.ts';
 export type {
