@@ -1,7 +1,9 @@
 /**
- * The sandbox runtimes every conformance test runs against. A suite either
- * loops with `forEachRuntime`, or asks `createTestRuntime()` for the runtime
- * selected for this worker (`PTC_TEST_RUNTIME`, or `selectTestRuntime`).
+ * The sandbox runtimes every conformance test runs against. test/code-mode
+ * builds its runtime with `createTestRuntime()`, which follows
+ * `PTC_TEST_RUNTIME` (the vitest project `code-mode:process` sets it), so the
+ * whole folder runs once per runtime. A suite outside that folder can loop
+ * explicitly with `forEachRuntime`.
  */
 import { describe } from 'vitest';
 import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
@@ -11,15 +13,9 @@ import { createProcessRuntime } from '../../sandbox/process/process-runtime.ts';
 export type RuntimeName = 'in-process' | 'process';
 export const RUNTIME_NAMES: readonly RuntimeName[] = ['in-process', 'process'];
 
-let selected: RuntimeName = process.env.PTC_TEST_RUNTIME === 'process' ? 'process' : 'in-process';
-
-/** Makes `createTestRuntime()` build `name` from now on (call it before the tests run). */
-export function selectTestRuntime(name: RuntimeName): void {
-  selected = name;
-}
-
-export function testRuntimeName(): RuntimeName {
-  return selected;
+/** The runtime this worker tests: `PTC_TEST_RUNTIME`, default `in-process`. */
+export function selectedRuntime(): RuntimeName {
+  return process.env.PTC_TEST_RUNTIME === 'process' ? 'process' : 'in-process';
 }
 
 /**
@@ -27,7 +23,7 @@ export function testRuntimeName(): RuntimeName {
  * takes many runs and lets them queue long (a retired child restarts slowly
  * on a busy machine).
  */
-export function createTestRuntime(name: RuntimeName = selected): SandboxRuntime {
+export function createTestRuntime(name: RuntimeName = selectedRuntime()): SandboxRuntime {
   return name === 'process'
     ? createProcessRuntime({ children: 1, runsPerChild: 16, warmPoolSize: 1, queueTimeoutMs: 60_000 })
     : createInProcessRuntime({ warmPoolSize: 1 });
