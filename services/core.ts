@@ -59,7 +59,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   const codeMode = createCodeModeCore({
     registry,
     runtime,
-    typings: createTypingsService(),
+    typings: createTypingsService({ promptLimits: { ...config.limits } }),
     limits: config.limits,
     mode: config.mode,
     typecheck: config.typecheck,
@@ -93,7 +93,9 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
 
 function createRuntime(config: PtcConfig, sandbox: boolean): SandboxRuntime {
   if (!sandbox) return createInProcessRuntime({ warmPoolSize: 0 });
-  return config.runtime === 'process' ? createProcessRuntime() : createInProcessRuntime();
+  // Pooled isolates get the configured heap, or every run would make its own.
+  const warmPoolMemoryMiB = config.limits.memoryMiB ?? 128;
+  return config.runtime === 'process' ? createProcessRuntime({ warmPoolMemoryMiB }) : createInProcessRuntime({ warmPoolMemoryMiB });
 }
 
 function memoryReader() {

@@ -117,6 +117,7 @@ describe('durable sessions', () => {
     expect(events).toEqual(run.events);
     const after = await json(fetch(`${second.url}/v1/sessions/s1/events?after=2`));
     expect(after.events.map((event: { seq: number }) => event.seq)).toEqual([3]);
+    expect(await json(fetch(`${second.url}/v1/sessions/never-used/events`))).toEqual({ events: [] });
     const bad = await fetch(`${second.url}/v1/sessions/..%2F..%2Fetc/events`);
     expect(bad.status).toBe(400);
   });
