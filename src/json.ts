@@ -244,7 +244,10 @@ function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number
       throw new Violation(`is an array with an extra key ${JSON.stringify(key)}, which JSON drops: use an object`);
     }
   }
-  for (let i = 0; i < length; i++) {
+  // Fewer own keys than length + 1 and no stray key: a hole exists below own.length
+  // (pigeonhole), so the scan is bounded even when a proxy claims a huge length.
+  const bound = Math.min(length, own.length);
+  for (let i = 0; i < bound; i++) {
     if (!Object.hasOwn(src, i)) throw new Violation(`is a sparse array (index ${i} is a hole): fill holes, for example with null`);
   }
   throw new Violation('is an array with unexpected own keys');
