@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ToolSchema } from '../../src/tool.ts';
 import { AMBIENT_GLOBALS } from '../../typings/ambient.ts';
 import { generateTypings } from '../../typings/generate.ts';
 import { createTypechecker } from '../../typings/typecheck.ts';
@@ -90,6 +91,18 @@ describe('typecheck', () => {
     const checker = createTypechecker();
     const found = await checker.check('const x = ;\nawait tools.raed({});', await generateTypings(SMALL_TOOLS));
     expect(found.map(({ line, column, code }) => ({ line, column, code }))).toEqual([{ line: 1, column: 11, code: 1109 }]);
+  });
+
+  it('types tools named like Object.prototype members', async () => {
+    const checker = createTypechecker();
+    const tools: ToolSchema[] = ['__proto__', 'constructor'].map((name) => ({
+      name,
+      description: `The ${name} tool.`,
+      parameters: { type: 'object', additionalProperties: false, properties: { a: { type: 'string' } }, required: ['a'] },
+      output: { type: 'object', additionalProperties: false, properties: { ok: { type: 'boolean' } }, required: ['ok'] },
+    }));
+    const code = 'const r = await tools.__proto__({ a: "x" });\nconst ok: boolean = r.ok && (await tools.constructor({ a: "y" })).ok;\nawait tools["__proto__"]({ a: 1 });';
+    expect(await checker.check(code, await generateTypings(tools))).toMatchObject([{ line: 3, column: 28, code: 2322 }]);
   });
 
   it('accepts plain JavaScript: implicit any and untyped catch variables', async () => {
