@@ -461,6 +461,11 @@ export function installGuest(
   for (const name of names.reserved) {
     if (name in globals) defineProperty(G, name, { value: globals[name], writable: false, enumerable: false, configurable: false });
   }
+  // isolated-vm settles host replies through the isolate's own `then`, constructor and species:
+  // a program that replaced them failed every tool call, or crashed its run (test/security/escapes).
+  defineProperty(PromiseCtor, Symbol.species, { value: PromiseCtor, writable: false, enumerable: false, configurable: false });
+  defineProperty(PromiseCtor.prototype, 'constructor', { value: PromiseCtor, writable: false, enumerable: false, configurable: false });
+  defineProperty(PromiseCtor.prototype, 'then', { value: promiseThen, writable: false, enumerable: false, configurable: false });
   void ObjectCtor;
 
   const encodeResult = (value: unknown): string => {
