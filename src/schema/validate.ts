@@ -17,6 +17,7 @@
  * - Never throws on hostile input: a getter or proxy that throws becomes a
  *   violation naming its path.
  */
+// Named import: ajv is CommonJS, and under NodeNext its default import is the module object.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LossyJsonError, snapshotJson } from '../json.ts';
 import { appendIndex, appendKey } from '../json-path.ts';
