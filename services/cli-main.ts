@@ -94,7 +94,13 @@ export function buildProgram(): Command {
 
 async function serve(config: PtcConfig): Promise<void> {
   const server = await createServer(config);
-  const address = await server.listen();
+  let address: string;
+  try {
+    address = await server.listen();
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
   process.stdout.write(`ptc listening on ${address}\n`);
   let signals = 0;
   const stop = (signal: NodeJS.Signals) => {

@@ -68,7 +68,12 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   registry.register(codeMode.runCodeTool);
   let mcp: McpBridge | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
-    mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
+    try {
+      mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
   }
   let closing: Promise<void> | undefined;
   return {
@@ -81,7 +86,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     close() {
       closing ??= (async () => {
         await mcp?.close();
-        await sessions.flushAll();
+        // The JSONL sink's close flushes every session (each call already awaited its own flush).
         if ('close' in sink) await sink.close();
         await codeMode.close();
         await runtime.close();

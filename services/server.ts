@@ -15,7 +15,7 @@ import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMetrics } from './metrics.ts';
 import { ptcPlugin } from './plugin.ts';
-import { createRunTracker } from './run-tracker.ts';
+import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
 /** The longest run a client can ask for (DESIGN §7), ms. */
 export const MAX_RUN_MS = 600_000;
@@ -77,9 +77,48 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     await app.close();
     throw error;
   }
-  const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
   const runs = createRunTracker({ maxPerClient: config.maxConcurrentRunsPerClient });
   let shuttingDown = false;
+  try {
+    await mountRoutes(app, core, config, runs, () => shuttingDown);
+  } catch (error) {
+    await app.close();
+    await core.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    core,
+    config,
+    async listen() {
+      return app.listen({ host: config.host, port: config.port });
+    },
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        const closed = app.close();
+        const grace = setTimeout(() => runs.cancelAll('the server is shutting down'), config.shutdownGraceMs);
+        grace.unref();
+        await runs.idle();
+        clearTimeout(grace);
+        // In-flight responses are written now; what remains are kept-alive sockets.
+        app.server.closeIdleConnections();
+        const hard = setTimeout(() => app.server.closeAllConnections(), 2_000);
+        hard.unref();
+        await closed;
+        clearTimeout(hard);
+        await core.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Auth, rate limit, load shedding, OpenAPI and the plugin, on the root instance. */
+async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfig, runs: RunTracker, isShuttingDown: () => boolean): Promise<void> {
+  const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
 
   if (config.token !== undefined) app.addHook('onRequest', createBearerAuth(config.token));
   const isProbe = (request: FastifyRequest) => (request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true;
@@ -118,39 +157,11 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     metrics,
     runtime: core.runtime,
     runs,
-    isShuttingDown: () => shuttingDown,
+    isShuttingDown,
   });
   const openapi = async () => app.swagger();
   app.get('/docs', { schema: { hide: true } }, openapi);
   app.get('/docs/json', { schema: { hide: true } }, openapi);
-
-  let closing: Promise<void> | undefined;
-  return {
-    app,
-    core,
-    config,
-    async listen() {
-      return app.listen({ host: config.host, port: config.port });
-    },
-    close() {
-      closing ??= (async () => {
-        shuttingDown = true;
-        const closed = app.close();
-        const grace = setTimeout(() => runs.cancelAll('the server is shutting down'), config.shutdownGraceMs);
-        grace.unref();
-        await runs.idle();
-        clearTimeout(grace);
-        // In-flight responses are written now; what remains are kept-alive sockets.
-        app.server.closeIdleConnections();
-        const hard = setTimeout(() => app.server.closeAllConnections(), 2_000);
-        hard.unref();
-        await closed;
-        clearTimeout(hard);
-        await core.close();
-      })();
-      return closing;
-    },
-  };
 }
 
 /**

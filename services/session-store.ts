@@ -27,8 +27,6 @@ export type EventListener = (event: ToolEvent | Promise<ToolEvent>) => void;
 export interface SessionStore extends EventSink, SessionEventReader {
   /** Calls `listener` with every event of the run rooted at `rootCallId` as it is appended (see {@link EventListener}). Returns unsubscribe. */
   watch(rootCallId: string, listener: EventListener): () => void;
-  /** Flushes every session with pending events. */
-  flushAll(): Promise<void>;
 }
 
 /** The root call id an event belongs to: its own callId for `tool/result`. */
@@ -38,7 +36,6 @@ export function rootOf(event: ToolEvent | NewToolEvent): string {
 
 export function createSessionStore(sink: EventSink & SessionEventReader): SessionStore {
   const watchers = new Map<string, Set<EventListener>>();
-  const sessions = new Set<string>();
 
   const notify = (root: string, event: ToolEvent | Promise<ToolEvent>): void => {
     const listeners = watchers.get(root);
@@ -55,18 +52,12 @@ export function createSessionStore(sink: EventSink & SessionEventReader): Sessio
 
   return {
     append(event) {
-      sessions.add(event.sessionId);
       const stamped = sink.append(event);
       notify(rootOf(event), stamped);
       return stamped;
     },
     async flush(sessionId) {
       await sink.flush?.(sessionId);
-    },
-    async flushAll() {
-      const pending = [...sessions];
-      sessions.clear();
-      await Promise.all(pending.map((id) => sink.flush?.(id)));
     },
     read(sessionId, options) {
       return sink.read(sessionId, options);
