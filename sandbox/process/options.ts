@@ -26,7 +26,7 @@ export interface ProcessRuntimeOptions {
   heartbeatIntervalMs?: number;
   /**
    * A child whose last answer is older than this, ms, is killed and replaced;
-   * its runs fail `crashed`. Default 5,000. A starting child gets at least
+   * its runs fail `crashed`. Default 10,000. A starting child gets at least
    * 30,000 ms to load its runtime.
    */
   heartbeatTimeoutMs?: number;
@@ -76,7 +76,7 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
     children: Math.max(1, Math.floor(options.children ?? availableParallelism())),
     runsPerChild: Math.max(1, Math.floor(options.runsPerChild ?? 4)),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
-    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 5_000,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
     rssLimitMiB: options.rssLimitMiB ?? 1_536,
     killGraceMs: options.killGraceMs ?? 2_000,
     queueLimit: Math.max(0, Math.floor(options.queueLimit ?? 100)),

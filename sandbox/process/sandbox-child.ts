@@ -276,12 +276,22 @@ export class SandboxChild {
 
   #checkHeartbeat(): void {
     if (this.#state === 'dead') return;
-    const timeoutMs = this.#state === 'starting' ? Math.max(startupTimeoutMs, this.#options.heartbeatTimeoutMs) : this.#options.heartbeatTimeoutMs;
-    if (Date.now() - this.#lastAnswerAt > timeoutMs) {
-      this.kill('the sandbox process stopped answering during the run and was replaced; run it again');
-      return;
+    if (this.#overdue()) {
+      // Timers run before I/O: after a stall of this process, the child's
+      // answer may be waiting unread. Judge once it has been read.
+      setImmediate(() => {
+        if (this.#state !== 'dead' && this.#overdue()) {
+          this.kill('the sandbox process stopped answering during the run and was replaced; run it again');
+        }
+      });
     }
     this.#send({ type: 'ping', seq: this.#pingSeq++ });
+  }
+
+  #overdue(): boolean {
+    const { heartbeatTimeoutMs } = this.#options;
+    const timeoutMs = this.#state === 'starting' ? Math.max(startupTimeoutMs, heartbeatTimeoutMs) : heartbeatTimeoutMs;
+    return Date.now() - this.#lastAnswerAt > timeoutMs;
   }
 
   #onExit(reason: string): void {
