@@ -297,8 +297,14 @@ export function installGuest(
   const reportUncaught = (error: unknown): void => {
     hostSend(failRef, [jsonStringify(describeThrown(error))]);
   };
+  const timersSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
+  /** Each pending timer holds a host timer and promise: a flood would grow the host, not the isolate heap. */
+  const MAX_PENDING_TIMERS = 10_000;
   const setTimeoutImpl = function (fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function: strings are not evaluated');
+    if ((reflectApply(timersSize, timers, []) as number) >= MAX_PENDING_TIMERS) {
+      throw new RangeError(`setTimeout: ${MAX_PENDING_TIMERS} timers are already pending: await or clear some before setting more`);
+    }
     const id = ++timerSeq;
     const delay = typeof ms === 'number' && ms > 0 ? ms : 0;
     reflectApply(timersSet, timers, [id, { fn, args }]);
