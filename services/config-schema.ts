@@ -24,6 +24,18 @@ export interface LimitsConfig {
   maxParallelCalls?: number;
 }
 
+/** The child-process pool (runtime `process`). */
+export interface PoolConfig {
+  /** Child processes. Default: the CPU count. */
+  children?: number;
+  /** Runs one child hosts at once. Default 4. */
+  runsPerChild?: number;
+  /** Runs waiting for a free slot. Default 100; a run arriving when full fails `busy` (503). */
+  queueLimit?: number;
+  /** Longest wait for a slot, ms. Default 5,000; past it the run fails `busy` (503). */
+  queueTimeoutMs?: number;
+}
+
 export type RuntimeKind = 'in-process' | 'process';
 export type CodeModeKind = 'code' | 'native' | 'both';
 export type TypecheckSetting = 'off' | 'warn' | 'enforce';
@@ -48,6 +60,8 @@ export interface PtcConfig {
   /** Type-check programs against the typings first: `warn` logs diagnostics, `enforce` fails the run (kind `typecheck`). Default `off`. */
   typecheck: TypecheckSetting;
   limits: LimitsConfig;
+  /** The `process` runtime's pool; an unset field keeps its default. */
+  pool: PoolConfig;
   /** Tool names (built-in or `<server>__<tool>`) never registered. Default []. */
   disabledTools: string[];
   /** Outer text results above `maxInlineBytes` are stored whole and previewed. Default: off. */
@@ -93,6 +107,16 @@ export const CONFIG_FILE_SCHEMA = {
         maxParallelCalls: positiveInt,
       },
     },
+    pool: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        children: positiveInt,
+        runsPerChild: positiveInt,
+        queueLimit: { type: 'integer', minimum: 0 },
+        queueTimeoutMs: positiveInt,
+      },
+    },
     disabledTools: { type: 'array', items: { type: 'string' } },
     spill: {
       type: 'object',
@@ -130,6 +154,7 @@ export interface ConfigFile {
   mode?: CodeModeKind;
   typecheck?: TypecheckSetting;
   limits?: LimitsConfig;
+  pool?: PoolConfig;
   disabledTools?: string[];
   spill?: { maxInlineBytes: number };
   auth?: { token?: string };

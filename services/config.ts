@@ -105,6 +105,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     mode: oneOf('mode', pick('mode'), ['code', 'native', 'both'], problems) ?? file.mode ?? DEFAULTS.mode,
     typecheck: file.typecheck ?? 'off',
     limits: { ...file.limits },
+    pool: { ...file.pool },
     disabledTools: [...(file.disabledTools ?? [])],
     spill: file.spill,
     bodyLimit: file.bodyLimit ?? DEFAULTS.bodyLimit,

@@ -100,7 +100,9 @@ function createRuntime(config: PtcConfig, sandbox: boolean): SandboxRuntime {
   if (!sandbox) return createInProcessRuntime({ warmPoolSize: 0 });
   // Pooled isolates get the configured heap, or every run would make its own.
   const warmPoolMemoryMiB = config.limits.memoryMiB ?? 128;
-  return config.runtime === 'process' ? createProcessRuntime({ warmPoolMemoryMiB }) : createInProcessRuntime({ warmPoolMemoryMiB });
+  return config.runtime === 'process'
+    ? createProcessRuntime({ ...config.pool, warmPoolMemoryMiB })
+    : createInProcessRuntime({ warmPoolMemoryMiB });
 }
 
 function memoryReader() {

@@ -74,7 +74,15 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (request.raw.destroyed || request.socket.destroyed) onClose();
     const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId: input.sessionId ?? DEFAULT_SESSION_ID, run };
     try {
-      if (!acceptsEventStream(request)) return await executeCall(options, call);
+      if (!acceptsEventStream(request)) {
+        const body = await executeCall(options, call);
+        if (isBusy(body)) {
+          throw new HttpError('SANDBOX_BUSY', 'no sandbox slot freed up in time and nothing of the program ran: retry after the Retry-After seconds', {
+            'retry-after': '1',
+          });
+        }
+        return body;
+      }
       const stream = openEventStream(reply);
       let liveLines = 0;
       try {
@@ -107,6 +115,11 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
 function acceptsEventStream(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
   return typeof accept === 'string' && accept.includes('text/event-stream');
+}
+
+/** The run never started: every sandbox slot stayed busy past the queue timeout. */
+function isBusy(body: CallResponse): boolean {
+  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.message.startsWith('code run failed (busy)');
 }
 
 function logsOf(body: CallResponse): string[] {

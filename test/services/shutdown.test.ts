@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { json, post, readSse, startServer } from './helpers.ts';
+import { post, readSse, startServer } from './helpers.ts';
 
 describe('graceful close', () => {
   it('cancels runs still going after the grace period, keeps their events, and refuses new calls', async () => {
@@ -22,21 +22,5 @@ describe('graceful close', () => {
     const log = await readFile(path.join(config.dataDir, 'sessions/grace.jsonl'), 'utf8');
     expect(JSON.parse(log.trim().split('\n').at(-1)!)).toMatchObject({ type: 'tool/result', callId: 'slow', isError: true });
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
-  });
-});
-
-describe('process runtime', () => {
-  it('serves runs from the child-process pool and reports it', async () => {
-    const { url, server } = await startServer({ runtime: 'process' });
-    try {
-      await server.core.runtime.ready();
-      expect((await fetch(`${url}/readyz`)).status).toBe(200);
-      const body = await json(post(`${url}/v1/run`, { code: `console.log('in a child');\nreturn (await tools.glob({ pattern: '*' })).paths` }));
-      expect(body).toMatchObject({ isError: false, value: { logs: ['in a child'], result: [] }, stats: { calls: 1 } });
-      const metrics = await (await fetch(`${url}/metrics`)).text();
-      expect(Number(/^ptc_pool_children (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
-    } finally {
-      await server.close();
-    }
   });
 });
