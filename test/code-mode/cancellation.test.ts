@@ -10,24 +10,24 @@ it('an outer abort disposes the isolate, aborts the in-flight call, abandons que
   const entered = deferred();
   const log: string[] = [];
   bench.registry.register(
-    defineTool({
+    defineTool<Record<string, never>, { type: 'string' }>({
       name: 'slow',
       description: 'Waits until aborted.',
       parameters: {},
-      output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'done' }] },
-      async execute(_args, exec) {
+      output: { schema: { type: 'string' }, render: () => [{ type: 'text', text: 'done' }] },
+      async execute(_args, { signal }) {
         log.push('slow started');
         entered.resolve();
-        await new Promise<void>((resolve) => exec.signal.addEventListener('abort', () => resolve(), { once: true }));
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
         // Cleanup after the abort takes a moment; run_code must wait for it.
         await new Promise((resolve) => setImmediate(resolve));
         log.push('slow settled');
-        return null;
+        return 'stopped';
       },
     }),
   );
   bench.registry.register(
-    defineTool({
+    defineTool<Record<string, never>, { type: 'null' }>({
       name: 'quick',
       description: 'Never reached.',
       parameters: {},
