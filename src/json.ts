@@ -150,7 +150,10 @@ function walk(input: unknown, root: string, mode: Mode): unknown {
           if (isAncestor(value, stack, deep)) throw new Violation('is a cycle: it contains itself');
           const child = enter(value, copy);
           out = child.dst;
-          if (copy) assign(frame.dst!, key, out);
+          if (copy) {
+            if (keys === null) (frame.dst as unknown[]).push(out);
+            else assign(frame.dst as JsonObject, key as string, out);
+          }
           if (stack.length >= SCAN_DEPTH) (deep ??= new Set()).add(value);
           stack.push(child);
           descended = true;
@@ -162,7 +165,10 @@ function walk(input: unknown, root: string, mode: Mode): unknown {
           }
           throw new Violation(describeNonJson(value));
         }
-        if (copy) assign(frame.dst!, key, value);
+        if (copy) {
+          if (keys === null) (frame.dst as unknown[]).push(value);
+          else assign(frame.dst as JsonObject, key as string, value);
+        }
       }
       if (!descended) {
         stack.pop();
@@ -222,7 +228,7 @@ function enter(src: object, copy: boolean): Frame {
     if (Object.getOwnPropertyNames(src).length !== length + 1 || Object.getOwnPropertySymbols(src).length !== 0) {
       checkArrayKeys(src, Reflect.ownKeys(src), length);
     }
-    return { src, dst: copy ? new Array<JsonValue>(length) : undefined, keys: null, length, index: -1 };
+    return { src, dst: copy ? [] : undefined, keys: null, length, index: -1 };
   }
   const proto = Object.getPrototypeOf(src) as object | null;
   if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) {
@@ -300,11 +306,11 @@ function isAncestor(value: object, stack: Frame[], deep: Set<object> | undefined
   return deep !== undefined && deep.has(value);
 }
 
-function assign(dst: JsonValue[] | JsonObject, key: string | number, value: unknown): void {
+function assign(dst: JsonObject, key: string, value: unknown): void {
   if (key === '__proto__') {
     Object.defineProperty(dst, key, { value, writable: true, enumerable: true, configurable: true });
   } else {
-    (dst as Record<string | number, unknown>)[key] = value;
+    (dst as Record<string, unknown>)[key] = value;
   }
 }
 
