@@ -134,3 +134,33 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     },
   };
 }
+
+// ---------------------------------------------------------------------------
+// The service (DESIGN §9): the Fastify plugin a Node host registers on its
+// own instance, its parts, and the ready-made server `ptc serve` runs.
+// ---------------------------------------------------------------------------
+export { ptcPlugin } from '../services/plugin.ts';
+export type { PtcPluginOptions, PromptSource } from '../services/plugin.ts';
+export { createSessionStore } from '../services/session-store.ts';
+export type { SessionStore, SessionEventReader, ReadEventsOptions } from '../services/session-store.ts';
+export { createLogRouter } from '../services/log-router.ts';
+export type { LogRouter } from '../services/log-router.ts';
+export { createMetrics } from '../services/metrics.ts';
+export type { PtcMetrics, MetricsOptions } from '../services/metrics.ts';
+export { createRunTracker } from '../services/run-tracker.ts';
+export type { RunTracker, RunTrackerOptions } from '../services/run-tracker.ts';
+export { loadConfig, ConfigError } from '../services/config.ts';
+export type { PtcConfig, ConfigFlags, LoadConfigOptions } from '../services/config.ts';
+export type { PtcServer, ServerOptions } from '../services/server.ts';
+
+/**
+ * The whole service on a fresh Fastify instance (what `ptc serve` runs).
+ * Loaded on first use, so importing the library does not load Fastify.
+ */
+export async function createServer(
+  config: import('../services/config.ts').PtcConfig,
+  options?: import('../services/server.ts').ServerOptions,
+): Promise<import('../services/server.ts').PtcServer> {
+  const { createServer: create } = await import('../services/server.ts');
+  return create(config, options);
+}
