@@ -79,7 +79,7 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
             run.pendingCalls.set(callSeq, resolve);
             send({ type: 'call', runId, callSeq, name, argsJson });
           }),
-        ...(message.relayLogs ? { onLog: (line: string) => send({ type: 'log', runId, line }) } : {}),
+        onLog: (line: string) => send({ type: 'log', runId, line }),
       })
     : Promise.resolve(crashed('the sandbox process took a run before its runtime was ready'));
   outcome

@@ -20,8 +20,6 @@ export type ParentMessage =
       filename?: string;
       toolNames: readonly string[];
       limits: SandboxLimits;
-      /** Relay each log line live (only when the caller listens). */
-      relayLogs: boolean;
     }
   | { type: 'call-result'; runId: number; callSeq: number; outcome: SandboxCallOutcome }
   | { type: 'abort'; runId: number }

@@ -25,6 +25,7 @@ export interface SandboxChildEvents {
 
 interface InFlightRun {
   request: SandboxRunRequest;
+  /** Every line relayed so far: a run whose process dies keeps them. */
   logs: string[];
   resolve(outcome: SandboxRunOutcome): void;
   deadline: NodeJS.Timeout;
@@ -97,9 +98,6 @@ export class SandboxChild {
   get ready(): boolean {
     return this.#state === 'ready';
   }
-  get alive(): boolean {
-    return this.#state !== 'dead';
-  }
   get runs(): number {
     return this.#runs.size;
   }
@@ -139,7 +137,6 @@ export class SandboxChild {
         ...(request.filename === undefined ? {} : { filename: request.filename }),
         toolNames: [...request.toolNames],
         limits: { ...limits },
-        relayLogs: true,
       });
       if (signal.aborted) this.#abort(runId);
     });
@@ -206,6 +203,10 @@ export class SandboxChild {
   #relayCall(runId: number, callSeq: number, name: string, argsJson: string): void {
     const run = this.#runs.get(runId);
     if (!run) return;
+    if (run.abortGrace) {
+      this.#send({ type: 'call-result', runId, callSeq, outcome: { ok: false, fatal: { kind: 'abort', message: 'the run was aborted' } } });
+      return;
+    }
     let pending: Promise<SandboxCallOutcome>;
     try {
       pending = run.request.callTool(name, argsJson);
