@@ -15,6 +15,7 @@ import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMetrics } from './metrics.ts';
 import { ptcPlugin } from './plugin.ts';
+import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
 /** The longest run a client can ask for (DESIGN §7), ms. */
@@ -57,15 +58,19 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimit,
+    // Ids may be 128 characters (route-schemas ID_PATTERN), tool names 256: Fastify's default (100) answered 414.
+    maxParamLength: 256,
     // Node measures requestTimeout until the request is received; keep it (and
     // every socket timeout) above the longest run a client may ask for.
     requestTimeout: MAX_RUN_MS + 60_000,
     connectionTimeout: 0,
     keepAliveTimeout: 65_000,
-    return503OnClosing: true,
+    // Closing is answered by our own hook below, in the catalogue's shape.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
   app.setErrorHandler(sendError);
+  useStrictUtf8Json(app);
   app.setNotFoundHandler((request, reply) =>
     sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?', 1)[0]}: see /docs/json`), request, reply),
   );
@@ -120,8 +125,18 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
 async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfig, runs: RunTracker, isShuttingDown: () => boolean): Promise<void> {
   const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
 
-  if (config.token !== undefined) app.addHook('onRequest', createBearerAuth(config.token));
   const isProbe = (request: FastifyRequest) => (request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true;
+  // While closing: probes still answer (readyz says 503), everything else is
+  // refused, and every response asks the client to drop its kept-alive socket.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isShuttingDown() || isProbe(request)) return;
+    reply.header('connection', 'close');
+    throw new HttpError('NOT_READY', 'the server is shutting down: retry against a running instance');
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (isShuttingDown()) reply.header('connection', 'close');
+  });
+  if (config.token !== undefined) app.addHook('onRequest', createBearerAuth(config.token));
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
