@@ -1,0 +1,144 @@
+/**
+ * Hostile HTTP input against a real server (port 0, temp data dir): each
+ * request is a 4xx with `{statusCode, code, error, message}`, a message that
+ * says what to fix, no stack and no host path; and nothing is written
+ * outside the data dir. Raw node:http requests, so paths and bytes reach the
+ * server exactly as written (fetch would normalise `%2e%2e`).
+ */
+import { request as httpRequest } from 'node:http';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type Running } from '../services/helpers.ts';
+import { HOST_LEAK } from './harness.ts';
+
+interface Raw {
+  status: number;
+  type: string;
+  body: string;
+}
+
+let running: Running;
+let origin: URL;
+let parent: string;
+let before: string[];
+
+function send(method: string, rawPath: string, body?: Buffer | string, headers: Record<string, string> = {}): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: origin.hostname, port: origin.port, method, path: rawPath, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.end(body);
+    else req.end();
+  });
+}
+
+async function listTree(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries.map((entry) => path.relative(root, path.join(entry.parentPath, entry.name))).sort();
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+const run = (body: unknown) => JSON.stringify({ code: 'return 1', ...(body as object) });
+
+interface BadInput {
+  name: string;
+  method: string;
+  path: string;
+  body?: Buffer | string;
+  headers?: Record<string, string>;
+  status: number;
+  code: string;
+  /** What the message must name. */
+  says: RegExp;
+}
+
+const traversalIds = ['../x', '..%2Fx', '%2e%2e', '%2E%2E%2Fetc', 'a/b', 'a\\b', 'a%00b', 'a%0Ab', 'a b', 'a.b', 'ü', 'x'.repeat(129), ''];
+
+const CASES: BadInput[] = [
+  { name: 'malformed JSON', method: 'POST', path: '/v1/run', body: '{"code":', headers: JSON_TYPE, status: 400, code: 'INVALID_JSON', says: /not valid JSON/ },
+  { name: 'empty JSON body', method: 'POST', path: '/v1/run', body: '', headers: JSON_TYPE, status: 400, code: 'INVALID_JSON', says: /empty/ },
+  { name: 'a JSON array body', method: 'POST', path: '/v1/run', body: '[]', headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /body must be object/ },
+  { name: 'wrong content type (form)', method: 'POST', path: '/v1/run', body: 'code=return+1', headers: { 'content-type': 'application/x-www-form-urlencoded' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', says: /application\/json/ },
+  { name: 'wrong content type (text/plain)', method: 'POST', path: '/v1/run', body: 'return 1', headers: { 'content-type': 'text/plain' }, status: 400, code: 'INVALID_REQUEST', says: /body must be object/ },
+  { name: 'no content type', method: 'POST', path: '/v1/run', body: '{}', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', says: /application\/json/ },
+  { name: 'a body over the limit', method: 'POST', path: '/v1/run', body: run({ code: 'x'.repeat(1024 * 1024 + 1) }), headers: JSON_TYPE, status: 413, code: 'BODY_TOO_LARGE', says: /smaller body/ },
+  {
+    name: 'invalid UTF-8',
+    method: 'POST',
+    path: '/v1/run',
+    body: Buffer.concat([Buffer.from('{"code":"return \''), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('\'"}')]),
+    headers: JSON_TYPE,
+    status: 400,
+    code: 'INVALID_JSON',
+    says: /UTF-8/,
+  },
+  { name: 'prototype pollution keys', method: 'POST', path: '/v1/run', body: '{"code":"return 1","__proto__":{"polluted":1}}', headers: JSON_TYPE, status: 400, code: 'INVALID_JSON', says: /JSON/ },
+  { name: 'an unknown field', method: 'POST', path: '/v1/run', body: run({ sandbox: 'off' }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /unknown field "sandbox"/ },
+  { name: 'code that is not a string', method: 'POST', path: '/v1/run', body: '{"code":{"x":1}}', headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /body\.code must be string/ },
+  { name: 'negative timeoutMs', method: 'POST', path: '/v1/run', body: run({ timeoutMs: -1 }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /timeoutMs/ },
+  { name: 'zero timeoutMs', method: 'POST', path: '/v1/run', body: run({ timeoutMs: 0 }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /timeoutMs/ },
+  { name: 'huge timeoutMs', method: 'POST', path: '/v1/run', body: run({ timeoutMs: 1e12 }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /timeoutMs must be <= 600000/ },
+  { name: 'fractional timeoutMs', method: 'POST', path: '/v1/run', body: run({ timeoutMs: 1.5 }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /timeoutMs must be integer/ },
+  { name: 'string timeoutMs', method: 'POST', path: '/v1/run', body: run({ timeoutMs: '100' }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /timeoutMs must be integer/ },
+  ...traversalIds
+    .filter((id) => !id.includes('/') && !id.includes('%2F') && id !== '' && !id.includes('\\'))
+    .map((id): BadInput => ({ name: `sessionId ${JSON.stringify(id)} in a run body`, method: 'POST', path: '/v1/run', body: run({ sessionId: decodeURIComponent(id) }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /sessionId/ })),
+  { name: 'sessionId with a slash in a run body', method: 'POST', path: '/v1/run', body: run({ sessionId: '../../etc' }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /sessionId/ },
+  { name: 'empty sessionId in a run body', method: 'POST', path: '/v1/run', body: run({ sessionId: '' }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /sessionId/ },
+  { name: 'callId traversal in a run body', method: 'POST', path: '/v1/run', body: run({ callId: '../../x' }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /callId/ },
+  { name: 'sessionId traversal in a direct tool call', method: 'POST', path: '/v1/tools/run_code', body: JSON.stringify({ arguments: { code: 'return 1' }, sessionId: '..' }), headers: JSON_TYPE, status: 400, code: 'INVALID_REQUEST', says: /sessionId/ },
+  ...['..%2Fx', '%2e%2e%2F%2e%2e%2Fetc', 'a%00b', 'a%0Ab', 'a%20b', 'a.b', 'x'.repeat(129)].map(
+    (id): BadInput => ({ name: `GET /v1/sessions/${id.slice(0, 24)}/events`, method: 'GET', path: `/v1/sessions/${id}/events`, status: 400, code: 'INVALID_REQUEST', says: /params\.id/ }),
+  ),
+  ...['..%2Fx', 'a%00b', '%2e%2e'].map(
+    (id): BadInput => ({ name: `DELETE /v1/runs/${id}`, method: 'DELETE', path: `/v1/runs/${id}`, status: 400, code: 'INVALID_REQUEST', says: /params\.callId/ }),
+  ),
+];
+
+beforeAll(async () => {
+  running = await startServer();
+  origin = new URL(running.url);
+  parent = path.dirname(running.config.dataDir);
+  // One ordinary run first, so the data dir holds what a working server writes.
+  const ok = await send('POST', '/v1/run', run({ sessionId: 'baseline' }), JSON_TYPE);
+  expect(ok.status).toBe(200);
+  before = await listTree(parent);
+});
+afterAll(() => running.server.close());
+
+describe('bad HTTP input', () => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, bad) => {
+    const response = await send(bad.method, bad.path, bad.body, bad.headers);
+    expect(response.status, response.body).toBe(bad.status);
+    expect(response.type).toMatch(/^application\/json/);
+    const body = JSON.parse(response.body) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['code', 'error', 'message', 'statusCode']);
+    expect(body).toMatchObject({ statusCode: bad.status, code: bad.code });
+    expect(body.message).toMatch(bad.says);
+    expect(response.body).not.toMatch(HOST_LEAK);
+    expect(response.body).not.toMatch(/\n\s+at /);
+  });
+
+  it('a 128-character session id (the longest allowed) is written and read back', async () => {
+    const id = 's'.repeat(128);
+    expect((await send('POST', '/v1/run', run({ sessionId: id }), JSON_TYPE)).status).toBe(200);
+    const read = await send('GET', `/v1/sessions/${id}/events`);
+    expect(read.status, read.body).toBe(200);
+    expect((JSON.parse(read.body) as { events: unknown[] }).events).toHaveLength(1);
+  });
+
+  it('the server still serves, and nothing was written outside the data dir', async () => {
+    const ok = await send('POST', '/v1/run', run({ sessionId: 'after' }), JSON_TYPE);
+    expect(ok.status).toBe(200);
+    await running.server.core.sessions.flush?.('after');
+    const dataDir = path.relative(parent, running.config.dataDir);
+    const added = (await listTree(parent)).filter((entry) => !before.includes(entry));
+    expect(added.length).toBeGreaterThan(0);
+    for (const entry of added) expect(entry.startsWith(`${dataDir}${path.sep}`), entry).toBe(true);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
+});
