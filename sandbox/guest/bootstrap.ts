@@ -175,12 +175,12 @@ export function installGuest(
       if (own.length !== enumerable.length) {
         throw new Violation(pathOf(root, keys, depth), 'has symbol or non-enumerable keys, which JSON drops: use plain enumerable string keys');
       }
-      const out: Record<string, unknown> = {};
+      // Null prototype: no inherited setter (nor `__proto__`) can intercept an assignment.
+      const out = create(null) as Record<string, unknown>;
       for (let i = 0; i < enumerable.length; i++) {
         const key = enumerable[i];
         keys[depth] = key;
-        const child = visit((value as Record<string, unknown>)[key], depth + 1);
-        defineProperty(out, key, { value: child, writable: true, enumerable: true, configurable: true });
+        out[key] = visit((value as Record<string, unknown>)[key], depth + 1);
       }
       return out;
     };

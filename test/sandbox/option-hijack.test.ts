@@ -23,3 +23,12 @@ it('Object.prototype getters cannot turn a transferred value into a Reference', 
   expect(outcome.logs).toEqual(['still logging']);
   expect(host.calls).toEqual([{ name: 'get', args: {} }]);
 });
+
+it('setters on Object.prototype cannot drop keys from the arguments a stub sends', async () => {
+  const outcome = await host.run(
+    `Object.defineProperty(Object.prototype, 'q', { set(_v) {}, get() { return undefined; }, configurable: true });
+     return await tools.echo({ q: 1, __proto__: null, ['__proto__']: 2 } as any);`,
+    { tools: { echo: (args) => args } },
+  );
+  expect(JSON.stringify(resultOf(outcome))).toBe('{"q":1,"__proto__":2}');
+});
