@@ -17,7 +17,8 @@ export interface ToolSpec<P extends ParameterSchemaSpec, O extends ValueSchemaSp
     render(args: FrozenJson<InferArgs<P>>, value: FrozenJson<InferValue<O>>): ContentBlock[];
     presentationMeta?(args: FrozenJson<InferArgs<P>>, value: FrozenJson<InferValue<O>>): JsonValue;
   };
-  execute(args: FrozenJson<InferArgs<P>>, exec: ToolExec<FrozenJson<InferArgs<P>>>): Promise<InferValue<O>>;
+  /** May return frozen values it was given (arguments, other tools' values): the registry snapshots the result. */
+  execute(args: FrozenJson<InferArgs<P>>, exec: ToolExec<FrozenJson<InferArgs<P>>>): Promise<InferValue<O> | FrozenJson<InferValue<O>>>;
   isConcurrencySafe?(args: FrozenJson<InferArgs<P>>): boolean;
   timeoutMs?: number;
 }

@@ -9,12 +9,21 @@ export type JsonArray = JsonValue[];
 export type JsonObject = { [key: string]: JsonValue };
 export type JsonValue = JsonPrimitive | JsonArray | JsonObject;
 
-/** A deep-frozen JSON value, as tools receive arguments and programs receive values. */
-export type FrozenJson<T> = T extends readonly (infer E)[]
-  ? ReadonlyArray<FrozenJson<E>>
-  : T extends object
-    ? { readonly [K in keyof T]: FrozenJson<T[K]> }
-    : T;
+/** Any deep-frozen JSON value. */
+export type FrozenJsonValue = JsonPrimitive | readonly FrozenJsonValue[] | { readonly [key: string]: FrozenJsonValue };
+
+/**
+ * A deep-frozen JSON value, as tools receive arguments and programs receive
+ * values. `JsonValue` (and wider) maps to the named {@link FrozenJsonValue}
+ * instead of being expanded, which keeps inference of open schemas shallow.
+ */
+export type FrozenJson<T> = JsonValue extends T
+  ? FrozenJsonValue
+  : T extends readonly (infer E)[]
+    ? ReadonlyArray<FrozenJson<E>>
+    : T extends object
+      ? { readonly [K in keyof T]: FrozenJson<T[K]> }
+      : T;
 
 /** Where and why a value is not lossless JSON. `path` is like `value.a[2].b`. */
 export interface JsonViolation {

@@ -107,8 +107,14 @@ type InferProperties<P extends ParameterSchemaSpec> = Simplify<
 
 type InferOneOf<B> = B extends readonly [infer H, ...infer R] ? InferValue<H> | InferOneOf<R> : never;
 
-/** The static type of a value matching `S`. */
-export type InferValue<S> = S extends { readonly oneOf: infer B }
+/**
+ * The static type of a value matching `S`. The wide `ValueSchemaSpec` itself
+ * (seen while the checker infers a generic) is `JsonValue`: expanding it would
+ * recurse without end.
+ */
+export type InferValue<S> = ValueSchemaSpec extends S
+  ? JsonValue
+  : S extends { readonly oneOf: infer B }
   ? InferOneOf<B>
   : S extends { readonly type: 'string' }
     ? InferScalar<S, string>
@@ -129,12 +135,16 @@ export type InferValue<S> = S extends { readonly oneOf: infer B }
                   : never;
 
 type InferObject<S> = S extends { readonly properties: infer P extends ParameterSchemaSpec }
-  ? S extends { readonly additionalProperties: true }
-    ? InferProperties<P> & { [key: string]: JsonValue | undefined }
-    : InferProperties<P>
+  ? ParameterSchemaSpec extends P
+    ? { [key: string]: JsonValue }
+    : S extends { readonly additionalProperties: true }
+      ? InferProperties<P> & { [key: string]: JsonValue | undefined }
+      : InferProperties<P>
   : S extends { readonly additionalProperties: true }
     ? { [key: string]: JsonValue }
     : Record<string, never>;
 
 /** The static type of the arguments object a parameter root accepts. */
-export type InferArgs<P extends ParameterSchemaSpec> = InferProperties<P>;
+export type InferArgs<P extends ParameterSchemaSpec> = ParameterSchemaSpec extends P
+  ? { [key: string]: JsonValue }
+  : InferProperties<P>;
