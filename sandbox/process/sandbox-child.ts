@@ -60,7 +60,9 @@ export class SandboxChild {
       execPath: process.execPath,
       execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...options.execArgv],
       serialization: 'json',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // The child's output is diagnostics only (V8's OOM reports go to its
+      // stdout): keep it off this process's stdout, which may carry data.
+      stdio: ['ignore', 2, 2, 'ipc'],
     });
     this.exited = new Promise((resolve) => {
       let ended = false;
