@@ -1,0 +1,233 @@
+/**
+ * `npm run soak [-- --duration 20]`: a real `ptc serve` (child process, the
+ * default `process` runtime) under 32 concurrent mixed clients for a set
+ * time: trivial runs, nested-call runs, failing runs, SSE runs and direct
+ * tool calls. Then a graceful stop, and the invariants:
+ * - no 5xx response;
+ * - server RSS growth from warm-up to the end under --max-rss-growth-mib;
+ * - every completed call's events are in its session log (counted from the
+ *   JSONL files after the server has exited).
+ * Prints the figures; exits 1 if an invariant is broken. Not part of
+ * `npm test` (CI time budget): see SECURITY.md.
+ *
+ * Options: --duration <s> (120), --clients <n> (32), --runtime <kind>
+ * (process), --max-rss-growth-mib <MiB> (150), --warmup <s> (5).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: options } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '120' },
+    clients: { type: 'string', default: '32' },
+    runtime: { type: 'string', default: 'process' },
+    'max-rss-growth-mib': { type: 'string', default: '150' },
+    warmup: { type: 'string', default: '5' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const durationMs = Number(options.duration) * 1000;
+const clients = Number(options.clients);
+const maxGrowthMiB = Number(options['max-rss-growth-mib']);
+const warmupMs = Number(options.warmup) * 1000;
+
+const root = path.resolve(import.meta.dirname, '..');
+const NODE = path.join(root, 'node_modules/.bin/node');
+const CLI = path.join(root, 'services/cli.ts');
+
+// ---- the server ----
+const base = await mkdtemp(path.join(tmpdir(), 'ptc-soak-'));
+const data = path.join(base, 'data');
+const workspace = path.join(base, 'workspace');
+const config = path.join(base, 'ptc.config.json');
+// Every client shares 127.0.0.1: rate and per-client caps would turn the soak into a 429 test.
+await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000 }));
+const child = spawn(
+  NODE,
+  ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--config', config, '--data', data, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
+  { cwd: base, stdio: ['ignore', 'pipe', 'pipe'] },
+);
+let stderr = '';
+child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+const url = await new Promise<string>((resolve, reject) => {
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    const match = /ptc listening on (\S+)/.exec(out);
+    if (match !== null) resolve(match[1]);
+  });
+  void exited.then((code) => reject(new Error(`ptc serve exited (${code}) before listening:\n${stderr}`)));
+});
+await fetch(`${url}/v1/tools/write`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ arguments: { file_path: 'notes.txt', content: 'alpha\nbeta\ngamma x\n' } }),
+});
+
+/** RSS of a pid in bytes, from /proc (Linux); 0 where unavailable. */
+async function rssOf(pid: number): Promise<number> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    return match === null ? 0 : Number(match[1]) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The server and its sandbox children (one level down). */
+async function treeRss(pid: number): Promise<number> {
+  let total = await rssOf(pid);
+  try {
+    const kids = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
+    for (const kid of kids) total += await rssOf(Number(kid));
+  } catch {
+    // not Linux: the server alone
+  }
+  return total;
+}
+
+// ---- the clients ----
+type Kind = 'trivial' | 'nested' | 'failing' | 'sse' | 'direct';
+const KINDS: Kind[] = ['trivial', 'nested', 'failing', 'sse', 'direct'];
+const PROGRAMS: Record<Exclude<Kind, 'direct'>, string> = {
+  trivial: 'return 1 + 1',
+  nested: "const files = await tools.glob({ pattern: '*' });\nconst hits = await tools.grep({ pattern: 'beta' });\nconst text = await tools.read({ file_path: 'notes.txt' });\nreturn { files, hits, size: JSON.stringify(text).length };",
+  failing: "console.log('about to fail');\nawait tools.read({ file_path: 'missing.txt' });",
+  sse: "for (let i = 0; i < 3; i++) { console.log('step', i); await tools.glob({ pattern: '*.txt' }); }\nreturn 'streamed';",
+};
+
+interface StoredEvent {
+  type: string;
+  sessionId: string;
+  seq: number;
+}
+const statuses = new Map<string, number>();
+const latencies: number[] = [];
+const byKind = new Map<Kind, number>();
+const completedEvents: StoredEvent[] = [];
+let completedCalls = 0;
+/** A failing program that succeeded, or any other call that failed. */
+let unexpected = 0;
+let networkErrors = 0;
+let fiveHundreds = 0;
+const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+
+async function readSseResult(response: Response): Promise<{ isError: boolean; events: StoredEvent[] } | undefined> {
+  const text = await response.text();
+  let result: { isError: boolean; events: StoredEvent[] } | undefined;
+  for (const block of text.split('\n\n')) {
+    if (!block.startsWith('event: result')) continue;
+    const data = block.split('\n').find((line) => line.startsWith('data: '));
+    if (data !== undefined) result = JSON.parse(data.slice(6)) as { isError: boolean; events: StoredEvent[] };
+  }
+  return result;
+}
+
+let stopAt = Number.POSITIVE_INFINITY;
+async function client(id: number): Promise<void> {
+  for (let i = 0; performance.now() < stopAt; i++) {
+    const kind = KINDS[(id + i) % KINDS.length];
+    const sessionId = `soak-${id % 16}`;
+    const callId = `c${id}-${i}`;
+    const started = performance.now();
+    let response: Response;
+    try {
+      response =
+        kind === 'direct'
+          ? await fetch(`${url}/v1/tools/grep`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: { pattern: 'gamma' }, sessionId, callId }) })
+          : await fetch(`${url}/v1/run`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', ...(kind === 'sse' ? { accept: 'text/event-stream' } : {}) },
+              body: JSON.stringify({ code: PROGRAMS[kind], sessionId, callId }),
+            });
+    } catch {
+      networkErrors++;
+      continue;
+    }
+    count(statuses, String(response.status));
+    if (response.status >= 500) fiveHundreds++;
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      continue;
+    }
+    const body = kind === 'sse' ? await readSseResult(response) : ((await response.json()) as { isError: boolean; events: StoredEvent[] });
+    latencies.push(performance.now() - started);
+    if (body === undefined) continue;
+    completedCalls++;
+    if (body.isError !== (kind === 'failing')) unexpected++;
+    byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    completedEvents.push(...body.events);
+  }
+}
+
+const t0 = performance.now();
+stopAt = t0 + durationMs;
+const running = Array.from({ length: clients }, (_, id) => client(id));
+await new Promise((resolve) => setTimeout(resolve, Math.min(warmupMs, durationMs / 4)));
+const rssStart = await rssOf(child.pid!);
+const treeStart = await treeRss(child.pid!);
+let rssPeak = rssStart;
+const sampler = setInterval(() => void rssOf(child.pid!).then((rss) => (rssPeak = Math.max(rssPeak, rss))), 1_000);
+await Promise.all(running);
+clearInterval(sampler);
+const elapsed = performance.now() - t0;
+const rssEnd = await rssOf(child.pid!);
+const treeEnd = await treeRss(child.pid!);
+
+child.kill('SIGTERM');
+const exitCode = await exited;
+
+// ---- the session logs ----
+const onDisk = new Set<string>();
+let tornLines = 0;
+const sessionsDir = path.join(data, 'sessions');
+for (const name of (await readdir(sessionsDir)).filter((n) => n.endsWith('.jsonl'))) {
+  const lines = (await readFile(path.join(sessionsDir, name), 'utf8')).split('\n').filter((line) => line !== '');
+  for (const line of lines) {
+    try {
+      const event = JSON.parse(line) as StoredEvent;
+      onDisk.add(`${event.sessionId}#${event.seq}#${event.type}`);
+    } catch {
+      tornLines++;
+    }
+  }
+}
+const missing = completedEvents.filter((e) => !onDisk.has(`${e.sessionId}#${e.seq}#${e.type}`)).length;
+
+// ---- figures ----
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const sorted = [...latencies].sort((a, b) => a - b);
+const pct = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]).toFixed(1);
+const growthMiB = (rssEnd - rssStart) / 1024 / 1024;
+console.log(`soak: ${clients} clients, ${(elapsed / 1000).toFixed(1)} s, runtime ${options.runtime}`);
+console.log(`  calls completed  ${completedCalls} (${(completedCalls / (elapsed / 1000)).toFixed(1)}/s): ${KINDS.map((k) => `${k} ${byKind.get(k) ?? 0}`).join(', ')}`);
+console.log(`  outcomes         ${unexpected} unexpected (a failing run that succeeded, or another call that failed)`);
+console.log(`  statuses         ${[...statuses].map(([s, n]) => `${s}×${n}`).join(' ')}; network errors ${networkErrors}`);
+console.log(`  latency ms       p50 ${pct(50)}  p90 ${pct(90)}  p99 ${pct(99)}  max ${pct(100)}`);
+console.log(`  server RSS MiB   after warm-up ${mib(rssStart)}, end ${mib(rssEnd)}, peak ${mib(rssPeak)} (growth ${growthMiB.toFixed(1)}, limit ${maxGrowthMiB})`);
+console.log(`  tree RSS MiB     after warm-up ${mib(treeStart)}, end ${mib(treeEnd)} (server + sandbox children)`);
+console.log(`  events           ${completedEvents.length} in responses, ${onDisk.size} on disk, ${missing} missing, ${tornLines} torn`);
+console.log(`  shutdown         exit ${exitCode}`);
+
+const broken: string[] = [];
+if (fiveHundreds > 0) broken.push(`${fiveHundreds} responses were 5xx`);
+if (networkErrors > 0) broken.push(`${networkErrors} requests failed at the network level`);
+if (growthMiB > maxGrowthMiB) broken.push(`server RSS grew ${growthMiB.toFixed(1)} MiB (limit ${maxGrowthMiB})`);
+if (missing > 0) broken.push(`${missing} events of completed calls are missing from the session logs`);
+if (completedCalls === 0) broken.push('no call completed');
+if (unexpected > 0) broken.push(`${unexpected} calls ended unlike their kind (see outcomes)`);
+if (exitCode !== 0) broken.push(`the server exited with ${exitCode} on SIGTERM`);
+if (broken.length > 0) {
+  console.log(`FAILED: ${broken.join('; ')}`);
+  if (stderr !== '') console.log(`server stderr (tail):\n${stderr.slice(-4000)}`);
+  process.exitCode = 1;
+} else {
+  console.log('OK: every invariant held');
+}
+if (!options.keep) await rm(base, { recursive: true, force: true });
+else console.log(`  kept ${base}`);
