@@ -59,7 +59,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     },
     bodyLimit: config.bodyLimit,
     // Ids may be 128 characters (route-schemas ID_PATTERN), tool names 256: Fastify's default (100) answered 414.
-    maxParamLength: 256,
+    routerOptions: { maxParamLength: 256 },
     // Node measures requestTimeout until the request is received; keep it (and
     // every socket timeout) above the longest run a client may ask for.
     requestTimeout: MAX_RUN_MS + 60_000,
