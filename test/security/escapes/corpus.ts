@@ -217,6 +217,11 @@ export const ESCAPE_CASES: readonly EscapeCase[] = [
    return report();`),
 
   // ---- what the global object offers ----
+  C('the bootstrap installer called again with forged references', `const forged = { apply: async () => 'V\\n{"x":1}', applyIgnored: () => {} };
+   let started = 'no';
+   try { const start = (globalThis as any).installGuest?.(forged, forged, forged, forged, forged, '{"reserved":["tools"],"removed":[]}'); started = typeof start; } catch { started = 'threw'; }
+   const v: any = await tools.echo({ value: 'real' });
+   return { ...report(), value: v.value };`),
   C('WebAssembly is absent, even through prototypes', `const names = Object.getOwnPropertyNames(globalThis);
    const found = names.filter((n) => /wasm|webassembly/i.test(n));
    let compiled = 'no';

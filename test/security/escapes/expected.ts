@@ -16,6 +16,7 @@ export const EXPECTED_VALUES: Record<string, Record<string, unknown>> = {
   'a thenable as the program result': { via: 'thenable' },
   'Error.prepareStackTrace sees only guest frames (callsites of host failures)': { seen: [] },
   'async iterator protocol around stub calls': { got: [1, 2] },
+  'the bootstrap installer called again with forged references': { value: 'real' },
   'WebAssembly is absent, even through prototypes': { found: [], compiled: 'no', typeofWasm: 'undefined' },
   'no host globals: require, process, Buffer, fetch, module, global, queueMicrotask is plain': { present: [] },
   'SharedArrayBuffer and Atomics stay inside one isolate': { values: [5, 7], timedOut: 'timed-out', transferred: INVALID },
