@@ -19,6 +19,7 @@ export class Supervisor {
   readonly #everReady = new WeakSet<SandboxChild>();
   #readyWaiters: Array<{ resolve(): void; reject(error: Error): void }> = [];
   #startupFailures = 0;
+  #lastStartupFailure = '';
   #respawns = new Set<NodeJS.Timeout>();
   #restarts = 0;
   #closed = false;
@@ -59,6 +60,7 @@ export class Supervisor {
   ready(): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the sandbox runtime is closed; create a new one'));
     if (this.readyCount === this.#options.children) return Promise.resolve();
+    if (this.#startupFailures >= startupAttempts) return Promise.reject(this.#startupError());
     return new Promise((resolve, reject) => this.#readyWaiters.push({ resolve, reject }));
   }
 
@@ -100,7 +102,8 @@ export class Supervisor {
       this.#startupFailures++;
       delayMs = Math.min(maxBackoffMs, 100 * 2 ** (this.#startupFailures - 1));
       if (this.#startupFailures >= startupAttempts) {
-        this.#settleReady(new Error(`the sandbox processes fail to start (${reason}); check the runtime installation`));
+        this.#lastStartupFailure = reason;
+        this.#settleReady(this.#startupError());
       }
     }
     const timer = setTimeout(() => {
@@ -110,6 +113,10 @@ export class Supervisor {
       this.#slots[index] = this.#spawn(index);
     }, delayMs);
     this.#respawns.add(timer);
+  }
+
+  #startupError(): Error {
+    return new Error(`the sandbox processes fail to start (${this.#lastStartupFailure}); check the runtime installation`);
   }
 
   #settleReady(error?: Error): void {
