@@ -22,7 +22,7 @@ interface Hazard {
 }
 
 const HAZARDS: Hazard[] = [
-  { name: 'microtask flood (a then-chain that never yields)', code: 'const f = (): any => Promise.resolve().then(f);\nf();\nawait new Promise(() => {});', kind: 'timeout', timeoutMs: 1_000, processRuntime: true },
+  { name: 'microtask flood (a then-chain that never yields)', code: 'const f = (): void => { Promise.resolve().then(f); };\nf();\nawait new Promise(() => {});', kind: 'timeout', timeoutMs: 1_000, processRuntime: true },
   { name: 'promise flood (millions of pending promises)', code: 'const ps: unknown[] = [];\nfor (;;) ps.push(new Promise(() => {}));', kind: 'memory', timeoutMs: 20_000 },
   {
     name: 'timer flood (host timers are capped per run)',
