@@ -99,12 +99,12 @@ export const ESCAPE_CASES: readonly EscapeCase[] = [
    (Object as any).freeze = (o: unknown) => o;
    (globalThis as any).Promise = undefined;
    const v: any = await tools.echo({ value: 42 });
-   return { ...report(), value: v.value, frozen: Object.isFrozen(v), locked };`),
+   return { ...report(), value: v.value, frozen: Object.isFrozen(v), locked };`, 'ok', true),
   C('Symbol.species on the stub promise', `const p: any = tools.echo({ value: 1 });
    try { p.constructor = { [Symbol.species]: function (exec: any) { exec((x: any) => hostish('species-resolve', x), (e: any) => pwn('species-reject', e?.constructor?.constructor)); } }; } catch {}
    let speciesLocked = false;
    try { Object.defineProperty(Promise, Symbol.species, { get() { return function (exec: any) { exec(() => {}, () => {}); }; } }); } catch { speciesLocked = true; }
-   const v: any = await p; p.then(() => {}); return { ...report(), value: v.value, speciesLocked };`),
+   const v: any = await p; p.then(() => {}); return { ...report(), value: v.value, speciesLocked };`, 'ok', true),
 
   // ---- hostile arguments ----
   C('getters in arguments: read once, the throwing one becomes INVALID_ARGS', `let reads = 0;
@@ -177,7 +177,7 @@ export const ESCAPE_CASES: readonly EscapeCase[] = [
    return { ...report(), stacks };`),
   C('CVE-2023-30547 style: a Proxy-wrapped toString thrown at the host handler', `const err: any = new Error('x');
    err.name = { toString: new Proxy(() => '', { apply(_t, _this, args: any) { pwn('apply-args', args.constructor.constructor); throw args; } }) };
-   throw err;`, 'exception'),
+   throw err;`, 'exception', true),
   C('a Proxy thrown from a timer callback', `const kinds: string[] = [];
    const p = new Proxy({}, { getPrototypeOf() { throw new Error('trap'); }, get() { throw new Error('trap'); } });
    setTimeout(() => { throw p; }, 0);
