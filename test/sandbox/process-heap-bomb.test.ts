@@ -42,7 +42,6 @@ describe('process runtime: heap bombs', () => {
       const outcome = await runtime.run(request(bomb.code, { limits: { ...limits, timeoutMs: 15_000, ...bomb.limits } }));
       expect(performance.now() - started).toBeLessThan(15_000);
       expect(outcome.ok ? 'ok' : outcome.failure.kind).toMatch(bomb.kinds);
-      expect(outcome.ok ? undefined : outcome.failure.message).toMatch(/MiB|deadline|ran longer|sandbox process/);
       await expect.poll(() => pids.filter(isGone).length, { timeout: 10_000 }).toBe(1);
       expect(await runtime.run(request('return 1 + 1'))).toMatchObject({ ok: true, resultJson: '2' });
     });
