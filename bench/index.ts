@@ -11,11 +11,12 @@
  */
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
+import { section as json } from './json.bench.ts';
 import { section as processPool } from './process-pool.bench.ts';
 import { section as typings } from './typings.bench.ts';
 import type { BenchSection } from './section.ts';
 
-const SECTIONS: BenchSection[] = [dispatch, typings, codeMode, processPool];
+const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool];
 
 function selected(argv: readonly string[]): BenchSection[] {
   const at = argv.indexOf('--only');

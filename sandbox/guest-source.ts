@@ -5,13 +5,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { stripTypeScriptTypes } from 'node:module';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// From source this file is guest-source.ts and reads guest/bootstrap.ts; built
+// to dist/ it is guest-source.js and reads the compiled guest/bootstrap.js.
+const extension = extname(fileURLToPath(import.meta.url));
 
 let cached: string | undefined;
 
 export function guestSource(): string {
   if (cached === undefined) {
-    const typed = readFileSync(new URL('./guest/bootstrap.ts', import.meta.url), 'utf8');
-    const stripped = stripTypeScriptTypes(typed, { mode: 'strip' }).replace(/^export (?=function |const |let |class )/gm, '');
+    const typed = readFileSync(new URL(`./guest/bootstrap${extension}`, import.meta.url), 'utf8');
+    const stripped = stripTypeScriptTypes(typed, { mode: 'strip' })
+      .replace(/^\/\/# sourceMappingURL=.*$/m, '')
+      .replace(/^export (?=function |const |let |class )/gm, '');
     cached = `${stripped}\n;installGuest`;
   }
   return cached;
