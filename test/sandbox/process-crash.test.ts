@@ -44,13 +44,14 @@ describe('process runtime: a child dies during a run', () => {
   });
 
   it('replaces a child that stops answering heartbeats, failing its run `crashed`', async () => {
-    runtime = processRuntime({ children: 1, heartbeatIntervalMs: 50, heartbeatTimeoutMs: 300 });
+    runtime = processRuntime({ children: 1, heartbeatIntervalMs: 100, heartbeatTimeoutMs: 2_000 });
     await runtime.ready();
     const tool = gatedTool();
     const stuck = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool }));
     await tool.called;
-    const [child] = runtime.processes();
-    process.kill(child.pid, 'SIGSTOP');
+    const child = runtime.processes().find((candidate) => candidate.runs === 1);
+    expect(child).toBeDefined();
+    process.kill(child!.pid, 'SIGSTOP');
 
     expect(await stuck).toMatchObject({
       ok: false,
