@@ -28,6 +28,7 @@ export { ERROR_CODES, PtcError, ToolOutputError } from './errors.ts';
 export type { ErrorCode } from './errors.ts';
 export type {
   ToolDefinition,
+  AnyToolDefinition,
   ToolExec,
   WrapperExec,
   ToolExecutionResult,
@@ -63,6 +64,23 @@ export type {
   SandboxCallOutcome,
   SandboxPoolStatus,
 } from './sandbox-runtime.ts';
+
+// ---------------------------------------------------------------------------
+// First-party tools and the MCP bridge (DESIGN §8).
+// ---------------------------------------------------------------------------
+export { createBuiltinTools, DEFAULT_LIMITS as DEFAULT_BUILTIN_TOOL_LIMITS, WorkspaceError } from './tools/index.ts';
+export type { BuiltinToolsOptions, BuiltinToolLimits, WorkspaceErrorReason, DiffHunk } from './tools/index.ts';
+export { connectMcpServers, validateMcpServersConfig } from './mcp/index.ts';
+export type {
+  McpBridge,
+  McpBridgeOptions,
+  McpServerConfig,
+  McpServersConfig,
+  McpStdioServerConfig,
+  McpHttpServerConfig,
+  McpServerStatus,
+  McpToolValue,
+} from './mcp/index.ts';
 
 // ---------------------------------------------------------------------------
 // Code Mode (DESIGN §7). createCodeMode fills in the defaults: this facade is

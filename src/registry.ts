@@ -11,7 +11,7 @@ import { checkSchemaSubset, normalizeRawSchema } from './schema/subset.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
 import { createValidator } from './schema/validate.ts';
 import { resolveSpillOptions, type SpillOptions } from './spill.ts';
-import type { RegisteredTool, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
+import type { AnyToolDefinition, RegisteredTool, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
 
 export type { SpillOptions } from './spill.ts';
 
@@ -134,7 +134,7 @@ function reportSinkError(error: unknown, event: NewToolEvent): void {
 // Registration: check everything, collect every violation, keep a frozen copy.
 // ---------------------------------------------------------------------------
 
-function compile(definition: ToolDefinition<any, any>): Registration {
+function compile(definition: AnyToolDefinition): Registration {
   if (typeof definition !== 'object' || definition === null) {
     throw new TypeError('register needs a tool definition object: build one with defineTool({...})');
   }

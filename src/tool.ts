@@ -103,6 +103,13 @@ export interface ToolDefinition<Args = FrozenJson<JsonObject>, Value = JsonValue
   timeoutMs?: number;
 }
 
+/**
+ * Any definition, whatever its argument and value types: what the registry
+ * accepts. (Method parameters are bivariant, so every `ToolDefinition<A, V>`
+ * fits.)
+ */
+export type AnyToolDefinition = ToolDefinition<never, unknown>;
+
 /** The model-visible projection of a tool. Nothing else leaves the registry. */
 export interface ToolSchema {
   name: string;
@@ -165,7 +172,7 @@ export interface RegisteredTool {
 
 export interface ToolRegistry {
   /** Registers a definition; returns its dispose. Throws on a missing output, bad raw schema or duplicate name. */
-  register(definition: ToolDefinition<any, any>): () => void;
+  register(definition: AnyToolDefinition): () => void;
   /** Model-visible projections, sorted by name. */
   schemas(): ToolSchema[];
   /** Lookup used by schedulers; undefined when no such tool. */

@@ -18,7 +18,7 @@
  * Failures are thrown `WorkspaceError`s (with a `reason`), which the registry
  * reports as `TOOL_FAILED` carrying the message. Caps: see limits.ts.
  */
-import type { ToolDefinition } from '../tool.ts';
+import type { AnyToolDefinition } from '../tool.ts';
 import { createEditTool } from './edit.ts';
 import { createGlobTool } from './glob.ts';
 import { createGrepTool } from './grep.ts';
@@ -57,7 +57,7 @@ export const DEFAULT_IGNORE_DIRECTORIES: readonly string[] = Object.freeze(['.gi
  * Typed loosely as a list; each tool's exact argument and value types live in
  * its own module (`read.ts`, …) and in the generated typings.
  */
-export function createBuiltinTools(options: BuiltinToolsOptions): ToolDefinition<unknown, unknown>[] {
+export function createBuiltinTools(options: BuiltinToolsOptions): AnyToolDefinition[] {
   const context = {
     workspace: openWorkspace(options.workspace),
     limits: resolveLimits(options.limits),
