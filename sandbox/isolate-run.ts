@@ -38,11 +38,49 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
   try {
     const context = await isolate.createContext();
     const never = new Promise<string>(() => undefined);
+    let deliver: ivm.Reference<unknown> | undefined;
+    // Settled calls go back in one crossing per host turn (see the guest's wire protocol).
+    let outbox = '';
+    let ordinal = 0;
+    const flush = (): void => {
+      const batch = outbox;
+      outbox = '';
+      try {
+        deliver?.applyIgnored(undefined, [batch]);
+      } catch {
+        // the isolate is gone: nobody is waiting for these replies
+      }
+    };
+    const reply = (n: number, text: string): void => {
+      if (outbox === '') setImmediate(flush);
+      outbox += `${n} ${text.length} ${text}`;
+    };
+    const submit = (batch: string): void => {
+      if (bindings === undefined) return;
+      const call = bindings.call;
+      let at = 0;
+      while (at < batch.length) {
+        const colon = batch.indexOf(':', at);
+        const nameEnd = colon + 1 + Number(batch.slice(at, colon));
+        const colon2 = batch.indexOf(':', nameEnd);
+        const argsEnd = colon2 + 1 + Number(batch.slice(nameEnd, colon2));
+        const n = ++ordinal;
+        call(batch.slice(colon + 1, nameEnd), batch.slice(colon2 + 1, argsEnd)).then(
+          (text) => reply(n, text),
+          () => reply(n, 'F'),
+        );
+        at = argsEnd;
+      }
+    };
     // Host functions never throw: a host error crossing would carry a host stack.
     const refs = [
-      new ivm.Reference((name: unknown, argsJson: unknown) =>
-        bindings === undefined ? never : bindings.call(String(name), String(argsJson)).catch(() => 'F'),
-      ),
+      new ivm.Reference((batch: unknown) => {
+        try {
+          submit(String(batch));
+        } catch {
+          // a malformed batch (only a bootstrap bug makes one) submits nothing more
+        }
+      }),
       new ivm.Reference((level: unknown, text: unknown) => void bindings?.log(String(level), String(text))),
       new ivm.Reference((id: unknown, ms: unknown) => (bindings === undefined ? never : bindings.timer(Number(id), Number(ms)))),
       new ivm.Reference((id: unknown) => void bindings?.clearTimer(Number(id))),
@@ -52,8 +90,11 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     const install = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
     script.release();
     const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-    const start = (await install.apply(undefined, [...refs, names], { result: { reference: true } })) as ivm.Reference<unknown>;
+    const entries = (await install.apply(undefined, [...refs, names], { result: { reference: true } })) as ivm.Reference<unknown[]>;
     install.release();
+    const start = (await entries.get(0, { reference: true })) as ivm.Reference<unknown>;
+    deliver = (await entries.get(1, { reference: true })) as ivm.Reference<unknown>;
+    entries.release();
     return {
       memoryMiB,
       isolate,

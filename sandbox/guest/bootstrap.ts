@@ -10,7 +10,10 @@
  * Self-contained: no imports, no references to anything outside the function.
  *
  * Wire protocol (strings only):
- * - call(name, argsJson) resolves to `V<callId>\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends);
+ * - submit(batch), ignored: the stub calls made in one microtask turn, each as
+ *   `<name length>:<name><args length>:<argsJson>`; the host numbers them 1, 2, … in stream order;
+ * - deliver(batch) (host → guest, one call per host turn): settled calls, each as
+ *   `<ordinal> <reply length> <reply>` with reply `V<callId>\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends);
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
@@ -29,15 +32,16 @@ interface GuestConfig {
 
 type Program = () => Promise<unknown>;
 export type GuestStart = (toolNamesJson: string, configJson: string, program: Program) => Promise<string>;
+export type GuestDeliver = (batch: string) => void;
 
 export function installGuest(
-  callRef: HostRef,
+  submitRef: HostRef,
   logRef: HostRef,
   timerRef: HostRef,
   clearTimerRef: HostRef,
   failRef: HostRef,
   namesJson: string,
-): GuestStart {
+): [GuestStart, GuestDeliver] {
   'use strict';
   // ---- captured built-ins (a program may replace the globals later) ----
   const G = globalThis as unknown as Record<string, unknown>;
@@ -62,8 +66,12 @@ export function installGuest(
   const arrayProto = Array.prototype;
   const objectToString = Object.prototype.toString;
   const captureStackTrace = Error.captureStackTrace;
-  const refApply = callRef.apply;
-  const refApplyIgnored = callRef.applyIgnored;
+  const refApply = submitRef.apply;
+  const refApplyIgnored = submitRef.applyIgnored;
+  const RESOLVED = PromiseCtor.resolve();
+  const parseIntCtor = parseInt;
+  const stringIndexOf = String.prototype.indexOf;
+  const stringSlice = String.prototype.slice;
   const names = jsonParse(namesJson) as { reserved: string[]; removed: string[] };
 
   const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
@@ -351,6 +359,9 @@ export function installGuest(
     ordinal: number;
     handled: boolean;
     settled: boolean;
+    site?: { stack?: unknown };
+    resolve?: (value: unknown) => void;
+    reject?: (error: unknown) => void;
   }
   const records: CallRecord[] = [];
   const ignore = (): void => undefined;
@@ -406,41 +417,76 @@ export function installGuest(
         const v = error as Violation;
         return invalidArgs(name, `tool arguments must be lossless JSON: ${v.path} ${v.message}; pass an object such as {}`, site);
       }
-      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false };
+      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site, resolve: undefined, reject: undefined };
       records.push(record);
-      return new ToolPromise<unknown>((resolve, reject) => {
-        then(
-          hostCall(callRef, [name, argsJson]),
-          (reply) => {
-            record.settled = true;
-            const text = reply as string;
-            if (text[0] === 'V') {
-              let value: unknown;
-              try {
-                value = jsonParse(text.slice(text.indexOf('\n') + 1));
-              } catch {
-                return reject(failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
-              }
-              resolve(deepFreeze(value));
-            } else if (text[0] === 'E') {
-              let e: { code: string; message: string; callId: string };
-              try {
-                e = jsonParse(text.slice(1)) as { code: string; message: string; callId: string };
-              } catch {
-                e = { code: 'TOOL_FAILED', message: 'the host sent an unreadable error', callId: '' };
-              }
-              reject(failure(name, e.code, e.callId, e.message, site));
-            } else {
-              reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
-            }
-          },
-          () => {
-            record.settled = true;
-            reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
-          },
-        );
+      const promise = new ToolPromise<unknown>((resolve, reject) => {
+        record.resolve = resolve;
+        record.reject = reject;
       }, record);
+      reflectApply(waitingSet, waiting, [record.ordinal, record]);
+      outbox += `${name.length}:${name}${argsJson.length}:${argsJson}`;
+      if (!flushQueued) {
+        flushQueued = true;
+        reflectApply(promiseThen, RESOLVED, [flushCalls]);
+      }
+      return promise;
     };
+
+  // ---- batching: one host crossing per microtask turn out, one per host turn back ----
+  const waiting = new Map<number, CallRecord>();
+  const waitingGet = Map.prototype.get;
+  const waitingSet = Map.prototype.set;
+  const waitingDelete = Map.prototype.delete;
+  let outbox = '';
+  let flushQueued = false;
+  const flushCalls = (): void => {
+    flushQueued = false;
+    const batch = outbox;
+    outbox = '';
+    hostSend(submitRef, [batch]);
+  };
+  const settleCall = (record: CallRecord, text: string): void => {
+    record.settled = true;
+    const { name } = record;
+    const site = record.site as { stack?: unknown };
+    const resolve = record.resolve as (value: unknown) => void;
+    const reject = record.reject as (error: unknown) => void;
+    record.site = record.resolve = record.reject = undefined;
+    if (text[0] === 'V') {
+      let value: unknown;
+      try {
+        value = jsonParse(reflectApply(stringSlice, text, [(reflectApply(stringIndexOf, text, ['\n']) as number) + 1]) as string);
+      } catch {
+        return reject(failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
+      }
+      resolve(deepFreeze(value));
+    } else if (text[0] === 'E') {
+      let e: { code: string; message: string; callId: string };
+      try {
+        e = jsonParse(reflectApply(stringSlice, text, [1]) as string) as { code: string; message: string; callId: string };
+      } catch {
+        e = { code: 'TOOL_FAILED', message: 'the host sent an unreadable error', callId: '' };
+      }
+      reject(failure(name, e.code, e.callId, e.message, site));
+    } else {
+      reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
+    }
+  };
+  const deliver: GuestDeliver = (batch) => {
+    let at = 0;
+    while (at < batch.length) {
+      const space = reflectApply(stringIndexOf, batch, [' ', at]) as number;
+      const ordinalOf = parseIntCtor(reflectApply(stringSlice, batch, [at, space]) as string, 10);
+      const space2 = reflectApply(stringIndexOf, batch, [' ', space + 1]) as number;
+      const length = parseIntCtor(reflectApply(stringSlice, batch, [space + 1, space2]) as string, 10);
+      const text = reflectApply(stringSlice, batch, [space2 + 1, space2 + 1 + length]) as string;
+      at = space2 + 1 + length;
+      const record = reflectApply(waitingGet, waiting, [ordinalOf]) as CallRecord | undefined;
+      if (record === undefined) continue;
+      reflectApply(waitingDelete, waiting, [ordinalOf]);
+      settleCall(record, text);
+    }
+  };
 
   const installTools = (toolNames: string[]): void => {
     const tools = create(null) as Record<string, unknown>;
@@ -489,7 +535,7 @@ export function installGuest(
     return `R${text}`;
   };
 
-  return async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
+  return [async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
     if (started) return '0|E{"message":"Error: the isolate was already used","stack":""}';
     started = true;
     config = jsonParse(configJson) as GuestConfig;
@@ -504,5 +550,5 @@ export function installGuest(
       reply = `E${jsonStringify(describeThrown(error))}`;
     }
     return `${logsSent}|${reply}`;
-  };
+  }, deliver];
 }
