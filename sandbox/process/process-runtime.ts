@@ -31,6 +31,16 @@ export interface ProcessRuntime extends SandboxRuntime {
   processes(): SandboxProcessInfo[];
 }
 
+/**
+ * Starts the pool at once (`ready()` resolves when every child is up and its
+ * warm pool filled). A child that crashes, stops answering, passes its RSS
+ * ceiling or overruns a deadline by the grace is killed and replaced; its
+ * runs fail `crashed` (`timeout` / `abort` for the run that overran). A child
+ * whose run ended `timeout`, `memory` or `crashed` is retired: it takes no
+ * new runs, is replaced at once and dies when its last run ends, because its
+ * disposed isolate may still be running. `status().children` counts ready
+ * children; `busy` counts runs in flight; `restarts` counts replacements.
+ */
 export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRuntime {
   const resolved = resolveOptions(options);
   const queue = new WaitQueue<SandboxChild>(resolved.queueLimit, resolved.queueTimeoutMs);
