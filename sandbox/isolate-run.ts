@@ -38,25 +38,37 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
   try {
     const context = await isolate.createContext();
     const never = new Promise<string>(() => undefined);
-    let deliver: ivm.Reference<unknown> | undefined;
-    // Settled calls go back in one crossing per host turn (see the guest's wire protocol).
+    // Replies travel back as the answer to the guest's latest submit (see the guest's wire protocol):
+    // a host→isolate call per reply costs far more than settling a promise isolated-vm already awaits.
     let outbox = '';
+    let answer: ((batch: string) => void) | undefined;
+    let flushQueued = false;
     let ordinal = 0;
-    const flush = (): void => {
+    const answerNow = (): void => {
+      const resolve = answer;
+      if (resolve === undefined) return;
+      answer = undefined;
       const batch = outbox;
       outbox = '';
-      try {
-        deliver?.applyIgnored(undefined, [batch]);
-      } catch {
-        // the isolate is gone: nobody is waiting for these replies
-      }
+      resolve(batch);
+    };
+    const flush = (): void => {
+      flushQueued = false;
+      if (outbox !== '') answerNow();
+    };
+    const queueFlush = (): void => {
+      if (flushQueued) return;
+      flushQueued = true;
+      // One host turn's replies (a Promise.all burst settles many) share one crossing.
+      setImmediate(flush);
     };
     const reply = (n: number, text: string): void => {
-      if (outbox === '') setImmediate(flush);
       outbox += `${n} ${text.length} ${text}`;
+      if (answer !== undefined) queueFlush();
     };
-    const submit = (batch: string): void => {
-      if (bindings === undefined) return;
+    const submit = (batch: string): Promise<string> => {
+      if (bindings === undefined) return never;
+      answerNow();
       const call = bindings.call;
       let at = 0;
       while (at < batch.length) {
@@ -71,14 +83,19 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
         );
         at = argsEnd;
       }
+      return new Promise<string>((resolve) => {
+        answer = resolve;
+        if (outbox !== '') queueFlush();
+      });
     };
     // Host functions never throw: a host error crossing would carry a host stack.
     const refs = [
       new ivm.Reference((batch: unknown) => {
         try {
-          submit(String(batch));
+          return submit(String(batch));
         } catch {
           // a malformed batch (only a bootstrap bug makes one) submits nothing more
+          return never;
         }
       }),
       new ivm.Reference((level: unknown, text: unknown) => void bindings?.log(String(level), String(text))),
@@ -90,11 +107,8 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     const install = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
     script.release();
     const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-    const entries = (await install.apply(undefined, [...refs, names], { result: { reference: true } })) as ivm.Reference<unknown[]>;
+    const start = (await install.apply(undefined, [...refs, names], { result: { reference: true } })) as ivm.Reference<unknown>;
     install.release();
-    const start = (await entries.get(0, { reference: true })) as ivm.Reference<unknown>;
-    deliver = (await entries.get(1, { reference: true })) as ivm.Reference<unknown>;
-    entries.release();
     return {
       memoryMiB,
       isolate,

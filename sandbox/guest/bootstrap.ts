@@ -10,10 +10,11 @@
  * Self-contained: no imports, no references to anything outside the function.
  *
  * Wire protocol (strings only):
- * - submit(batch), ignored: the stub calls made in one microtask turn, each as
- *   `<name length>:<name><args length>:<argsJson>`; the host numbers them 1, 2, … in stream order;
- * - deliver(batch) (host → guest, one call per host turn): settled calls, each as
- *   `<ordinal> <reply length> <reply>` with reply `V<callId>\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends);
+ * - submit(batch): the stub calls made in one microtask turn, each as
+ *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream order),
+ *   or '' to wait for replies. Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
+ *   `V<callId>\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
+ *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host;
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
@@ -32,7 +33,6 @@ interface GuestConfig {
 
 type Program = () => Promise<unknown>;
 export type GuestStart = (toolNamesJson: string, configJson: string, program: Program) => Promise<string>;
-export type GuestDeliver = (batch: string) => void;
 
 export function installGuest(
   submitRef: HostRef,
@@ -41,7 +41,7 @@ export function installGuest(
   clearTimerRef: HostRef,
   failRef: HostRef,
   namesJson: string,
-): [GuestStart, GuestDeliver] {
+): GuestStart {
   'use strict';
   // ---- captured built-ins (a program may replace the globals later) ----
   const G = globalThis as unknown as Record<string, unknown>;
@@ -432,18 +432,34 @@ export function installGuest(
       return promise;
     };
 
-  // ---- batching: one host crossing per microtask turn out, one per host turn back ----
+  // ---- batching: one host crossing per microtask turn; its answer carries the replies ready by then ----
   const waiting = new Map<number, CallRecord>();
   const waitingGet = Map.prototype.get;
   const waitingSet = Map.prototype.set;
   const waitingDelete = Map.prototype.delete;
+  const waitingSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
   let outbox = '';
   let flushQueued = false;
+  /** Submits whose answer has not arrived yet. */
+  let exchanges = 0;
+  const exchange = (batch: string): void => {
+    exchanges++;
+    then(hostCall(submitRef, [batch]), onReplies, onLost);
+  };
+  const onReplies = (batch: unknown): void => {
+    exchanges--;
+    deliver(batch as string);
+    // Calls still running and no submit pending: ask for the next replies.
+    if (exchanges === 0 && (reflectApply(waitingSize, waiting, []) as number) > 0) exchange('');
+  };
+  const onLost = (): void => {
+    exchanges--;
+  };
   const flushCalls = (): void => {
     flushQueued = false;
     const batch = outbox;
     outbox = '';
-    hostSend(submitRef, [batch]);
+    exchange(batch);
   };
   const settleCall = (record: CallRecord, text: string): void => {
     record.settled = true;
@@ -472,7 +488,7 @@ export function installGuest(
       reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
     }
   };
-  const deliver: GuestDeliver = (batch) => {
+  const deliver = (batch: string): void => {
     let at = 0;
     while (at < batch.length) {
       const space = reflectApply(stringIndexOf, batch, [' ', at]) as number;
@@ -488,13 +504,12 @@ export function installGuest(
     }
   };
 
-  const installTools = (toolNames: string[]): void => {
+  const buildTools = (toolNames: string[]): Record<string, unknown> => {
     const tools = create(null) as Record<string, unknown>;
     for (const name of toolNames) {
       defineProperty(tools, name, { value: makeStub(name), enumerable: true });
     }
-    freeze(tools);
-    defineProperty(G, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+    return freeze(tools);
   };
 
   const noteForgotten = (): void => {
@@ -535,11 +550,19 @@ export function installGuest(
     return `R${text}`;
   };
 
-  return [async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
+  // Warm the run path while the isolate waits in the pool (lazy compilation would otherwise land on the request path).
+  encodeResult(jsonParse('{"a":[1,"b",null,true]}'));
+  deepFreeze(jsonParse('{"a":[1]}'));
+  buildTools(['']);
+  noteForgotten();
+  config = { maxLogBytes: 0, maxResultBytes: 0 };
+
+  // Parenthesised: V8 compiles it eagerly, while the isolate waits in the pool.
+  const start = (async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
     if (started) return '0|E{"message":"Error: the isolate was already used","stack":""}';
     started = true;
     config = jsonParse(configJson) as GuestConfig;
-    installTools(jsonParse(toolNamesJson) as string[]);
+    defineProperty(G, 'tools', { value: buildTools(jsonParse(toolNamesJson) as string[]), writable: false, enumerable: false, configurable: false });
     let reply: string;
     try {
       const value = await program();
@@ -550,5 +573,6 @@ export function installGuest(
       reply = `E${jsonStringify(describeThrown(error))}`;
     }
     return `${logsSent}|${reply}`;
-  }, deliver];
+  });
+  return start;
 }
