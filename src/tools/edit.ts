@@ -28,8 +28,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
       after: { type: 'string', required: true, description: 'The content after the edit.' },
     },
   } as const satisfies ValueSchemaSpec;
-  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
-  return defineTool<typeof parameters, typeof valueSchema>({
+  return defineTool({
     name: 'edit',
     description:
       'Replace exact text in an existing text file of the workspace. old_string must match the file exactly ' +

@@ -30,8 +30,7 @@ export function createGlobTool({ workspace, limits, ignoreDirectories }: ToolCon
       },
     },
   } as const satisfies ValueSchemaSpec;
-  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
-  return defineTool<typeof parameters, typeof valueSchema>({
+  return defineTool({
     name: 'glob',
     description:
       'Find files by glob pattern (such as "**/*.ts" or "src/*.{js,json}"), matched against paths relative to path. ' +

@@ -50,8 +50,7 @@ export function createGrepTool({ workspace, limits, ignoreDirectories }: ToolCon
       },
     },
   } as const satisfies ValueSchemaSpec;
-  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
-  return defineTool<typeof parameters, typeof valueSchema>({
+  return defineTool({
     name: 'grep',
     description:
       'Search file contents with a JavaScript regular expression; returns matching lines as path:line:text. ' +

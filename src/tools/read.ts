@@ -39,8 +39,7 @@ export function createReadTool({ workspace, limits }: ToolContext) {
       totalLines: { type: 'integer', required: true, description: 'Lines in the whole file.' },
     },
   } as const satisfies ValueSchemaSpec;
-  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
-  return defineTool<typeof parameters, typeof valueSchema>({
+  return defineTool({
     name: 'read',
     description:
       `Read a text file of the workspace as numbered lines (1-based). Pages of at most ${limits.readPageLines} lines: ` +

@@ -31,8 +31,7 @@ export function createWriteTool({ workspace, limits }: ToolContext) {
       after: { type: 'string', required: true, description: 'The content now in the file.' },
     },
   } as const satisfies ValueSchemaSpec;
-  // Explicit type arguments: inferring them from the callbacks below overflows the checker (TS2589).
-  return defineTool<typeof parameters, typeof valueSchema>({
+  return defineTool({
     name: 'write',
     description:
       'Create a text file, or replace the whole content of an existing one, in the workspace. ' +
