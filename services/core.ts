@@ -48,7 +48,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   const sessions = createSessionStore(sink);
   const registry = createToolRegistry({
     eventSink: sessions,
-    spill: config.spill === undefined || !durable ? undefined : { dir: path.join(config.dataDir, 'spill'), maxInlineBytes: config.spill.maxInlineBytes },
+    spill: config.spill === undefined || !durable ? undefined : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
   for (const tool of createBuiltinTools({ workspace: config.workspace })) {

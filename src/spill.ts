@@ -17,10 +17,15 @@ export interface SpillOptions {
   /**
    * Folder for spilled text; each lands at `<dir>/<sessionId>/<callId>.txt`
    * (created on demand; a session or call id outside `[A-Za-z0-9_-]{1,128}`
-   * is not spilled). The notice names the absolute path, so enable spill only
-   * where the model has a tool that can read that folder.
+   * is not spilled).
    */
   dir: string;
+  /**
+   * How the notice names `dir` to the model, e.g. a workspace-relative path a
+   * read tool accepts. Default: the absolute path of `dir`; a service should
+   * set it so no host path reaches its clients.
+   */
+  shownAs?: string;
   /**
    * Cap, in UTF-8 bytes, on the text content of one outer result (text
    * blocks joined by a newline). Above it the text is spilled and the
@@ -43,7 +48,8 @@ export function resolveSpillOptions(options: SpillOptions): SpillOptions {
   if (!Number.isSafeInteger(max) || max < MIN_INLINE_BYTES) {
     throw new RangeError(`spill.maxInlineBytes must be an integer of at least ${MIN_INLINE_BYTES} (bytes)`);
   }
-  return { dir: resolve(options.dir), maxInlineBytes: max };
+  if (options.shownAs !== undefined && typeof options.shownAs !== 'string') throw new TypeError('spill.shownAs must be a string, or omitted');
+  return { dir: resolve(options.dir), maxInlineBytes: max, shownAs: options.shownAs ?? resolve(options.dir) };
 }
 
 /** The text of a text-only content, or undefined when any block is not text. */
@@ -77,7 +83,7 @@ export async function spillResult(
   if (!SAFE_SEGMENT.test(sessionId) || !SAFE_SEGMENT.test(callId)) return result;
   const folder = join(options.dir, sessionId);
   const file = join(folder, `${callId}.txt`);
-  const preview = buildPreview(bytes, options.maxInlineBytes, file);
+  const preview = buildPreview(bytes, options.maxInlineBytes, join(options.shownAs ?? options.dir, sessionId, `${callId}.txt`));
   if (preview === undefined) return result;
   try {
     await mkdir(folder, { recursive: true });

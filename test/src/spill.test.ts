@@ -39,6 +39,17 @@ describe('spill projection', () => {
     expect(await readFile(file, 'utf8')).toBe(text);
   });
 
+  it('names the stored file as shownAs says, never the host path, when shownAs is set', async () => {
+    const registry = createToolRegistry({ spill: { dir: join(dir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: CAP } });
+    registry.register(echoTool());
+    const text = 'z'.repeat(5000);
+    const result = await registry.dispatch({ name: 'echo', arguments: { text }, sessionId: 'sess', callId: 'call2' });
+    const preview = textOf(result);
+    expect(preview).toContain('<data dir>/spill/sess/call2.txt');
+    expect(preview).not.toContain(dir);
+    expect(await readFile(join(dir, 'spill', 'sess', 'call2.txt'), 'utf8')).toBe(text);
+  });
+
   it('keeps the preview within the cap and on character boundaries for multi-byte text', () => {
     const text = '€😀'.repeat(3000);
     const bytes = Buffer.from(text);
