@@ -44,6 +44,7 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     let answer: ((batch: string) => void) | undefined;
     let flushQueued = false;
     let ordinal = 0;
+    let running = 0;
     const answerNow = (): void => {
       const resolve = answer;
       if (resolve === undefined) return;
@@ -63,8 +64,12 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       setImmediate(flush);
     };
     const reply = (n: number, text: string): void => {
+      running--;
       outbox += `${n} ${text.length} ${text}`;
-      if (answer !== undefined) queueFlush();
+      if (answer === undefined) return;
+      // The last running call answers at once (sequential programs wait for it); others gather for a turn.
+      if (running === 0) answerNow();
+      else queueFlush();
     };
     const submit = (batch: string): Promise<string> => {
       if (bindings === undefined) return never;
@@ -77,6 +82,7 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
         const colon2 = batch.indexOf(':', nameEnd);
         const argsEnd = colon2 + 1 + Number(batch.slice(nameEnd, colon2));
         const n = ++ordinal;
+        running++;
         call(batch.slice(colon + 1, nameEnd), batch.slice(colon2 + 1, argsEnd)).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
