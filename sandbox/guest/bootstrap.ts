@@ -425,9 +425,11 @@ export function installGuest(
       }, record);
       reflectApply(waitingSet, waiting, [record.ordinal, record]);
       outbox += `${name.length}:${name}${argsJson.length}:${argsJson}`;
-      if (!flushQueued) {
+      // A bounded batch goes at once: the host learns of a call-limit breach while a flood is still being made.
+      if (++batched >= MAX_BATCH) flushCalls();
+      else if (!flushQueued) {
         flushQueued = true;
-        reflectApply(promiseThen, RESOLVED, [flushCalls]);
+        reflectApply(promiseThen, RESOLVED, [flushLater]);
       }
       return promise;
     };
@@ -438,7 +440,9 @@ export function installGuest(
   const waitingSet = Map.prototype.set;
   const waitingDelete = Map.prototype.delete;
   const waitingSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
+  const MAX_BATCH = 256;
   let outbox = '';
+  let batched = 0;
   let flushQueued = false;
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
@@ -456,10 +460,14 @@ export function installGuest(
     exchanges--;
   };
   const flushCalls = (): void => {
-    flushQueued = false;
     const batch = outbox;
     outbox = '';
+    batched = 0;
     exchange(batch);
+  };
+  const flushLater = (): void => {
+    flushQueued = false;
+    if (outbox !== '') flushCalls();
   };
   const settleCall = (record: CallRecord, text: string): void => {
     record.settled = true;
