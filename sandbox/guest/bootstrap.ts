@@ -404,7 +404,7 @@ export function installGuest(
     return error;
   };
   const makeStub = (name: string) =>
-    function stub(args: unknown): Promise<unknown> {
+    (function stub(args: unknown): Promise<unknown> {
       const site: { stack?: unknown } = {};
       captureStackTrace(site, stub);
       if (typeof args !== 'object' || args === null || isArray(args)) {
@@ -432,7 +432,7 @@ export function installGuest(
         reflectApply(promiseThen, RESOLVED, [flushLater]);
       }
       return promise;
-    };
+    });
 
   // ---- batching: one host crossing per microtask turn; its answer carries the replies ready by then ----
   const waiting = new Map<number, CallRecord>();
@@ -446,29 +446,29 @@ export function installGuest(
   let flushQueued = false;
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
-  const exchange = (batch: string): void => {
+  const exchange = (function exchange(batch: string): void {
     exchanges++;
     then(hostCall(submitRef, [batch]), onReplies, onLost);
-  };
-  const onReplies = (batch: unknown): void => {
+  });
+  const onReplies = (function onReplies(batch: unknown): void {
     exchanges--;
     deliver(batch as string);
     // Calls still running and no submit pending: ask for the next replies.
     if (exchanges === 0 && (reflectApply(waitingSize, waiting, []) as number) > 0) exchange('');
-  };
+  });
   const onLost = (): void => {
     exchanges--;
   };
-  const flushCalls = (): void => {
+  const flushCalls = (function flushCalls(): void {
     const batch = outbox;
     outbox = '';
     batched = 0;
     exchange(batch);
-  };
-  const flushLater = (): void => {
+  });
+  const flushLater = (function flushLater(): void {
     flushQueued = false;
     if (outbox !== '') flushCalls();
-  };
+  });
   const settleCall = (record: CallRecord, text: string): void => {
     record.settled = true;
     const { name } = record;
@@ -563,6 +563,10 @@ export function installGuest(
   deepFreeze(jsonParse('{"a":[1]}'));
   buildTools(['']);
   noteForgotten();
+  deliver('');
+  settleCall({ name: '', ordinal: 0, handled: true, settled: false, site: {}, resolve: ignore, reject: ignore }, 'V0\n{"a":[1]}');
+  settleCall({ name: '', ordinal: 0, handled: true, settled: false, site: {}, resolve: ignore, reject: ignore }, 'E{"code":"","message":"","callId":""}');
+  reflectApply(promiseThen, new ToolPromise<void>((resolve) => resolve()).then(ignore), [ignore]);
   config = { maxLogBytes: 0, maxResultBytes: 0 };
 
   // Parenthesised: V8 compiles it eagerly, while the isolate waits in the pool.
