@@ -4,7 +4,7 @@
  * `installGuest`. Read once per process.
  */
 import { readFileSync } from 'node:fs';
-import { stripTypeScriptTypes } from 'node:module';
+import { stripTypes } from './quiet-strip.ts';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,7 +17,7 @@ let cached: string | undefined;
 export function guestSource(): string {
   if (cached === undefined) {
     const typed = readFileSync(new URL(`./guest/bootstrap${extension}`, import.meta.url), 'utf8');
-    const stripped = stripTypeScriptTypes(typed, { mode: 'strip' })
+    const stripped = stripTypes(typed)
       .replace(/^\/\/# sourceMappingURL=.*$/m, '')
       .replace(/^export (?=function |const |let |class )/gm, '');
     cached = `${stripped}\n;installGuest`;

@@ -4,7 +4,7 @@
  * the wrapper sits alone on line 0, so compiling with `lineOffset: -1` makes
  * the model's line N line N in every stack trace and syntax error.
  */
-import { stripTypeScriptTypes } from 'node:module';
+import { stripTypes } from './quiet-strip.ts';
 import type { SandboxFailure } from '../src/sandbox-runtime.ts';
 
 export type StripResult = { ok: true; js: string } | { ok: false; failure: SandboxFailure };
@@ -15,7 +15,7 @@ const SUFFIX = '\n})';
 export async function stripProgram(code: string, filename: string): Promise<StripResult> {
   const wrapped = `${PREFIX}${code}${SUFFIX}`;
   try {
-    return { ok: true, js: stripTypeScriptTypes(wrapped, { mode: 'strip' }) };
+    return { ok: true, js: stripTypes(wrapped) };
   } catch (error) {
     const codeOf = (error as { code?: unknown }).code;
     const reason = error instanceof Error ? error.message : String(error);
