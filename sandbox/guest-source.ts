@@ -1,7 +1,7 @@
 /**
  * The bootstrap as source text: sandbox/guest/bootstrap.ts with its types
- * stripped and `export` removed, ending in an expression that evaluates to
- * `installGuest`. Read once per process.
+ * stripped and `export` removed, wrapped in parentheses: an expression that
+ * evaluates to `installGuest`. Read once per process.
  */
 import { readFileSync } from 'node:fs';
 import { stripTypes } from './quiet-strip.ts';
@@ -20,7 +20,9 @@ export function guestSource(): string {
     const stripped = stripTypes(typed)
       .replace(/^\/\/# sourceMappingURL=.*$/m, '')
       .replace(/^export (?=function |const |let |class )/gm, '');
-    cached = `${stripped}\n;installGuest`;
+    // Parenthesised, the function compiles eagerly with the script (and its
+    // parenthesised inner functions with it), so the code cache holds them.
+    cached = `(${stripped}\n)`;
   }
   return cached;
 }

@@ -109,7 +109,7 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       new ivm.Reference((id: unknown) => void bindings?.clearTimer(Number(id))),
       new ivm.Reference((thrown: unknown) => void bindings?.fail(String(thrown))),
     ];
-    const script = await isolate.compileScript(guestSource(), { filename: 'ptc-bootstrap.js' });
+    const script = await compileBootstrap(isolate);
     const install = (await script.run(context, { reference: true })) as ivm.Reference<unknown>;
     script.release();
     const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
@@ -128,6 +128,23 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     if (!isolate.isDisposed) isolate.dispose();
     throw error;
   }
+}
+
+// V8's code cache of the bootstrap, made by the first isolate of this process: later isolates
+// deserialise the compiled functions instead of compiling them (the bootstrap is ours, never a program's).
+let bootstrapCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+
+async function compileBootstrap(isolate: ivm.Isolate): Promise<ivm.Script> {
+  const cachedData = bootstrapCache;
+  if (cachedData !== undefined) {
+    const script = await isolate.compileScript(guestSource(), { filename: 'ptc-bootstrap.js', cachedData });
+    // Typed without it, isolated-vm sets `cachedDataRejected` on the script when V8 refused the cache.
+    if ((script as { cachedDataRejected?: boolean }).cachedDataRejected === true) bootstrapCache = undefined;
+    return script;
+  }
+  const script = await isolate.compileScript(guestSource(), { filename: 'ptc-bootstrap.js', produceCachedData: true });
+  bootstrapCache ??= (script as ivm.CachedDataResult).cachedData;
+  return script;
 }
 
 /** Disposes an isolate that will never run (pool shrink, runtime close). */

@@ -76,13 +76,13 @@ export function installGuest(
 
   const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
 
-  const hostCall = (ref: HostRef, args: unknown[]): Promise<unknown> => reflectApply(refApply, ref, [undefined, args, PROMISE_RESULT]) as Promise<unknown>;
-  const hostSend = (ref: HostRef, args: unknown[]): void => {
+  const hostCall = ((ref: HostRef, args: unknown[]): Promise<unknown> => reflectApply(refApply, ref, [undefined, args, PROMISE_RESULT]) as Promise<unknown>);
+  const hostSend = ((ref: HostRef, args: unknown[]): void => {
     reflectApply(refApplyIgnored, ref, [undefined, args]);
-  };
-  const then = <T>(promise: Promise<T>, onOk: (v: T) => void, onErr: (e: unknown) => void): void => {
+  });
+  const then = (<T>(promise: Promise<T>, onOk: (v: T) => void, onErr: (e: unknown) => void): void => {
     reflectApply(promiseThen, promise, [onOk, onErr]);
-  };
+  });
 
   // ---- per-run state (one run per isolate, ever) ----
   let config: GuestConfig = { maxLogBytes: 0, maxResultBytes: 0 };
@@ -127,7 +127,7 @@ export function installGuest(
     }
     return path;
   };
-  const describeScalar = (value: unknown): string | undefined => {
+  const describeScalar = ((value: unknown): string | undefined => {
     switch (typeof value) {
       case 'undefined':
         return 'is undefined, which JSON drops: omit the key or use null';
@@ -144,11 +144,11 @@ export function installGuest(
       default:
         return undefined;
     }
-  };
-  const copyJson = (input: unknown, root: string): unknown => {
+  });
+  const copyJson = ((input: unknown, root: string): unknown => {
     const keys: (string | number)[] = [];
     const ancestors: object[] = [];
-    const visit = (value: unknown, depth: number): unknown => {
+    const visit = ((value: unknown, depth: number): unknown => {
       if (typeof value !== 'object' || value === null) {
         const problem = describeScalar(value);
         if (problem !== undefined) throw new Violation(pathOf(root, keys, depth), problem);
@@ -191,17 +191,17 @@ export function installGuest(
         out[key] = visit((value as Record<string, unknown>)[key], depth + 1);
       }
       return out;
-    };
+    });
     try {
       return visit(input, 0);
     } catch (error) {
       if (error instanceof Violation) throw error;
       throw new Violation(pathOf(root, keys, keys.length), 'could not be read: a getter or proxy threw while reading it');
     }
-  };
-  const toJsonText = (value: unknown, root: string): string => jsonStringify(copyJson(value, root));
+  });
+  const toJsonText = ((value: unknown, root: string): string => jsonStringify(copyJson(value, root)));
 
-  const deepFreeze = (value: unknown): unknown => {
+  const deepFreeze = ((value: unknown): unknown => {
     if (typeof value !== 'object' || value === null) return value;
     const stack: object[] = [value];
     while (stack.length > 0) {
@@ -214,10 +214,10 @@ export function installGuest(
       }
     }
     return value;
-  };
+  });
 
   // ---- console ----
-  const formatValue = (value: unknown, depth: number, seen: object[]): string => {
+  const formatValue = ((value: unknown, depth: number, seen: object[]): string => {
     switch (typeof value) {
       case 'string':
         return depth === 0 ? value : jsonStringify(value);
@@ -269,8 +269,8 @@ export function installGuest(
     } finally {
       seen.pop();
     }
-  };
-  const emit = (level: string, args: unknown[]): void => {
+  });
+  const emit = ((level: string, args: unknown[]): void => {
     if (logsClosed) return;
     let line: string;
     try {
@@ -287,12 +287,12 @@ export function installGuest(
     if (logChars > config.maxLogBytes) logsClosed = true;
     logsSent++;
     hostSend(logRef, [level, line]);
-  };
+  });
   const consoleObject = create(null) as Record<string, unknown>;
   for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-    consoleObject[level] = function (...args: unknown[]): void {
+    consoleObject[level] = (function (...args: unknown[]): void {
       emit(level, args);
-    };
+    });
   }
   freeze(consoleObject);
 
@@ -403,7 +403,7 @@ export function installGuest(
     }
     return error;
   };
-  const makeStub = (name: string) =>
+  const makeStub = ((name: string) =>
     (function stub(args: unknown): Promise<unknown> {
       const site: { stack?: unknown } = {};
       captureStackTrace(site, stub);
@@ -432,7 +432,7 @@ export function installGuest(
         reflectApply(promiseThen, RESOLVED, [flushLater]);
       }
       return promise;
-    });
+    }));
 
   // ---- batching: one host crossing per microtask turn; its answer carries the replies ready by then ----
   const waiting = new Map<number, CallRecord>();
@@ -469,7 +469,7 @@ export function installGuest(
     flushQueued = false;
     if (outbox !== '') flushCalls();
   });
-  const settleCall = (record: CallRecord, text: string): void => {
+  const settleCall = ((record: CallRecord, text: string): void => {
     record.settled = true;
     const { name } = record;
     const site = record.site as { stack?: unknown };
@@ -495,8 +495,8 @@ export function installGuest(
     } else {
       reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
     }
-  };
-  const deliver = (batch: string): void => {
+  });
+  const deliver = ((batch: string): void => {
     let at = 0;
     while (at < batch.length) {
       const space = reflectApply(stringIndexOf, batch, [' ', at]) as number;
@@ -510,17 +510,17 @@ export function installGuest(
       reflectApply(waitingDelete, waiting, [ordinalOf]);
       settleCall(record, text);
     }
-  };
+  });
 
-  const buildTools = (toolNames: string[]): Record<string, unknown> => {
+  const buildTools = ((toolNames: string[]): Record<string, unknown> => {
     const tools = create(null) as Record<string, unknown>;
     for (const name of toolNames) {
       defineProperty(tools, name, { value: makeStub(name), enumerable: true });
     }
     return freeze(tools);
-  };
+  });
 
-  const noteForgotten = (): void => {
+  const noteForgotten = ((): void => {
     for (const record of records) {
       if (record.handled) continue;
       const which = record.ordinal > 0 ? `call #${record.ordinal}, ` : '';
@@ -528,7 +528,7 @@ export function installGuest(
       logsSent++;
       hostSend(logRef, ['notice', `[ptc] warning: tools[${jsonStringify(record.name)}](…) (${which}never awaited): ${state}; await every tool call`]);
     }
-  };
+  });
 
   // ---- globals ----
   for (const removed of names.removed) delete G[removed];
@@ -543,7 +543,7 @@ export function installGuest(
   defineProperty(PromiseCtor.prototype, 'then', { value: promiseThen, writable: false, enumerable: false, configurable: false });
   void ObjectCtor;
 
-  const encodeResult = (value: unknown): string => {
+  const encodeResult = ((value: unknown): string => {
     if (value === undefined) return 'U';
     let text: string;
     try {
@@ -556,18 +556,10 @@ export function installGuest(
       return `Othe returned value is ${text.length} characters of JSON, over the ${config.maxResultBytes}-byte limit: return less (summarise, or page through the data)`;
     }
     return `R${text}`;
-  };
+  });
 
-  // Warm the run path while the isolate waits in the pool (lazy compilation would otherwise land on the request path).
-  encodeResult(jsonParse('{"a":[1,"b",null,true]}'));
-  deepFreeze(jsonParse('{"a":[1]}'));
-  buildTools(['']);
-  noteForgotten();
-  deliver('');
-  settleCall({ name: '', ordinal: 0, handled: true, settled: false, site: {}, resolve: ignore, reject: ignore }, 'V0\n{"a":[1]}');
-  settleCall({ name: '', ordinal: 0, handled: true, settled: false, site: {}, resolve: ignore, reject: ignore }, 'E{"code":"","message":"","callId":""}');
-  reflectApply(promiseThen, new ToolPromise<void>((resolve) => resolve()).then(ignore), [ignore]);
-  config = { maxLogBytes: 0, maxResultBytes: 0 };
+  // The functions every run uses are parenthesised: V8 compiles them with the bootstrap, so they
+  // come from the code cache (sandbox/isolate-run.ts) instead of compiling lazily in each isolate.
 
   // Parenthesised: V8 compiles it eagerly, while the isolate waits in the pool.
   const start = (async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
