@@ -98,7 +98,8 @@ export class RunScheduler {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#controller.abort();
+    // Only a dispatch still running holds the signal; aborting builds a DOMException (a stack capture), per run.
+    if (this.#inFlight.size > 0) this.#controller.abort();
     const abandoned = this.#queue.slice(this.#head);
     this.#queue = [];
     this.#head = 0;
