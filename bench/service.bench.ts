@@ -3,9 +3,12 @@
  * autocannon against a real `ptc serve` (a child process, port 0) on
  * POST /v1/run: a trivial program, then a program making 10 nested calls.
  * Prints runs/s, latency p50/p99 and errors (transport errors, non-2xx and
- * runs that came back isError). Figures only; nothing is asserted.
+ * runs that came back isError), and where /proc exists the CPU time per run
+ * of the server, its sandbox children and autocannon (all share the cores).
+ * Figures only; nothing is asserted.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,7 +39,35 @@ const SCENARIOS = [
   },
 ];
 
-async function startServer(cwd: string, runtime: string): Promise<{ url: string; stop(): Promise<number | null> }> {
+/** CPU time (user + system, all threads) of `pid`, ms; undefined where /proc is missing. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU ms so far of the server, of its children (the sandbox processes) and of this process (autocannon). */
+function cpuSplit(serverPid: number): { server: number; children: number; load: number } | undefined {
+  const server = cpuMs(serverPid);
+  const load = cpuMs(process.pid);
+  if (server === undefined || load === undefined) return undefined;
+  let children = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[1]) === serverPid) children += cpuMs(Number(entry)) ?? 0;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return { server, children, load };
+}
+
+async function startServer(cwd: string, runtime: string): Promise<{ url: string; pid: number; stop(): Promise<number | null> }> {
   await writeFile(
     path.join(cwd, 'ptc.config.json'),
     JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn' }),
@@ -61,6 +92,7 @@ async function startServer(cwd: string, runtime: string): Promise<{ url: string;
   }
   return {
     url,
+    pid: child.pid ?? 0,
     stop() {
       child.kill('SIGTERM');
       return exited;
@@ -68,12 +100,13 @@ async function startServer(cwd: string, runtime: string): Promise<{ url: string;
   };
 }
 
-async function load(url: string, code: string, options: Options): Promise<void> {
+async function load(url: string, serverPid: number, code: string, options: Options): Promise<void> {
   let failedRuns = 0;
   const body = JSON.stringify({ code });
   const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, body };
   // Warm-up: isolates, JIT, the session file.
   for (let i = 0; i < 50; i++) await fetch(`${url}/v1/run`, post).then((response) => response.arrayBuffer());
+  const before = cpuSplit(serverPid);
   const result = await autocannon({
     url: `${url}/v1/run`,
     connections: options.connections,
@@ -92,6 +125,12 @@ async function load(url: string, code: string, options: Options): Promise<void> 
     `  runs/s ${result.requests.average.toFixed(0)} (${result.requests.total} runs)  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  ` +
       `errors ${errors} (transport ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}, isError ${failedRuns})`,
   );
+  const after = cpuSplit(serverPid);
+  const runs = result.requests.total;
+  if (before !== undefined && after !== undefined && runs > 0) {
+    const per = (key: 'server' | 'children' | 'load') => ((after[key] - before[key]) / runs).toFixed(2);
+    console.log(`  CPU ms per run: server ${per('server')}, sandbox children ${per('children')}, autocannon ${per('load')}`);
+  }
 }
 
 async function run(options: Options = parseOptions(process.argv.slice(2))): Promise<void> {
@@ -103,7 +142,7 @@ async function run(options: Options = parseOptions(process.argv.slice(2))): Prom
     console.log(`POST /v1/run, ${options.connections} connections, ${options.duration} s each, runtime ${options.runtime}`);
     for (const scenario of SCENARIOS) {
       console.log(`- ${scenario.name}`);
-      await load(server.url, scenario.code, options);
+      await load(server.url, server.pid, scenario.code, options);
     }
   } finally {
     const code = await server.stop();
