@@ -8,3 +8,13 @@ export interface ToolContext {
   /** Directory names glob and grep never descend into. */
   ignoreDirectories: ReadonlySet<string>;
 }
+
+/** The `file_path` argument of read, write and edit. */
+export const FILE_PATH_PARAMETER = {
+  type: 'string',
+  required: true,
+  description: 'Path of the file, relative to the workspace root.',
+} as const;
+
+/** The `path` that each file tool's value reports. */
+export const WORKSPACE_PATH_PROPERTY = { type: 'string', required: true, description: 'Workspace-relative path.' } as const;

@@ -7,14 +7,14 @@ import { writeFile } from 'node:fs/promises';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
-import type { ToolContext } from './context.ts';
+import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { diffHunks } from './diff-hunks.ts';
 import { readTextFile, tooLarge } from './text-file.ts';
 import { WorkspaceError, fsFailure } from './workspace-error.ts';
 
 export function createEditTool({ workspace, limits }: ToolContext) {
   const parameters = {
-    file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
+    file_path: FILE_PATH_PARAMETER,
     old_string: { type: 'string', required: true, description: 'The exact text to replace (not empty).' },
     new_string: { type: 'string', required: true, description: 'The replacement text (must differ from old_string).' },
     replace_all: { type: 'boolean', description: 'Replace every occurrence instead of requiring one. Default false.' },
@@ -23,7 +23,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
     type: 'object',
     additionalProperties: false,
     properties: {
-      path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+      path: WORKSPACE_PATH_PROPERTY,
       before: { type: 'string', required: true, description: 'The content before the edit.' },
       after: { type: 'string', required: true, description: 'The content after the edit.' },
     },

@@ -11,7 +11,7 @@ import picomatch from 'picomatch';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
-import type { ToolContext } from './context.ts';
+import { WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { renderPage } from './paging.ts';
 import { looksBinary, truncateLine } from './text-file.ts';
 import { walkFiles } from './walk.ts';
@@ -42,7 +42,7 @@ export function createGrepTool({ workspace, limits, ignoreDirectories }: ToolCon
           type: 'object',
           additionalProperties: false,
           properties: {
-            path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+            path: WORKSPACE_PATH_PROPERTY,
             lineNumber: { type: 'integer', required: true, description: 'Line number, 1-based.' },
             line: { type: 'string', required: true, description: 'The matching line, without its line ending.' },
           },

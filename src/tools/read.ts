@@ -8,13 +8,13 @@ import { StringDecoder } from 'node:string_decoder';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
-import type { ToolContext } from './context.ts';
+import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { BINARY_SNIFF_BYTES, binaryFileError, looksBinary, truncatedMarker } from './text-file.ts';
 import { WorkspaceError, fsFailure } from './workspace-error.ts';
 
 export function createReadTool({ workspace, limits }: ToolContext) {
   const parameters = {
-    file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
+    file_path: FILE_PATH_PARAMETER,
     offset: { type: 'integer', description: 'Line number to start at (1-based; 0 counts as 1). Default 1.' },
     limit: { type: 'integer', description: `Number of lines to read. Default and maximum ${limits.readPageLines}.` },
   } as const satisfies ParameterSchemaSpec;
@@ -22,7 +22,7 @@ export function createReadTool({ workspace, limits }: ToolContext) {
     type: 'object',
     additionalProperties: false,
     properties: {
-      path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+      path: WORKSPACE_PATH_PROPERTY,
       offset: { type: 'integer', required: true, description: 'Line number of the first returned line (1-based).' },
       lines: {
         type: 'array',

@@ -7,21 +7,21 @@ import path from 'node:path';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
-import type { ToolContext } from './context.ts';
+import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { diffHunks } from './diff-hunks.ts';
 import { countLines, readTextFile, tooLarge } from './text-file.ts';
 import { fsFailure } from './workspace-error.ts';
 
 export function createWriteTool({ workspace, limits }: ToolContext) {
   const parameters = {
-    file_path: { type: 'string', required: true, description: 'Path of the file, relative to the workspace root.' },
+    file_path: FILE_PATH_PARAMETER,
     content: { type: 'string', required: true, description: 'The complete new content of the file.' },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      path: { type: 'string', required: true, description: 'Workspace-relative path.' },
+      path: WORKSPACE_PATH_PROPERTY,
       operation: { type: 'string', enum: ['create', 'update'], required: true },
       before: {
         oneOf: [{ type: 'string' }, { type: 'null' }],
