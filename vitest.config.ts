@@ -11,6 +11,8 @@ const shared = {
 export default defineConfig({
   test: {
     ...shared,
+    // CI also writes a machine-readable summary; .ci/run prints its closing line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
     // One run_code conformance suite, every runtime: test/code-mode runs a
     // second time with its programs in the `process` runtime (test/helpers/runtimes.ts).
     projects: [
