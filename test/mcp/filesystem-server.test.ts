@@ -1,10 +1,9 @@
-import { realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../src/registry.ts';
 import { connectMcpServers, type McpBridge } from '../../src/mcp/index.ts';
 import type { ToolRegistry } from '../../src/tool.ts';
-import { filesystemServer, nodeBin, tempDir } from './helpers.ts';
+import { filesystemServer, nodeBin, notesWorkspace } from './helpers.ts';
 
 // The published @modelcontextprotocol/server-filesystem, spawned over stdio.
 let registry: ToolRegistry;
@@ -13,10 +12,9 @@ let workspace: string;
 let removeWorkspace: () => Promise<void>;
 
 beforeAll(async () => {
-  const dir = await tempDir();
+  const dir = await notesWorkspace();
   removeWorkspace = dir.remove;
-  workspace = await realpath(dir.path);
-  await writeFile(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
+  workspace = dir.path;
   registry = createToolRegistry();
   bridge = await connectMcpServers({ servers: { fs: { command: nodeBin, args: [filesystemServer, workspace] } }, registry });
 });

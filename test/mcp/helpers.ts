@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { McpBridge, McpLogger, McpServerStatus, McpStdioServerConfig } from '../../src/mcp/index.ts';
@@ -62,6 +62,14 @@ export function recordingLogger(): McpLogger & { waitForStderr(text: string): Pr
 export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), 'ptc-mcp-'));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** A temp workspace (its real path) holding notes.txt = "alpha\nbeta\n", for the filesystem server. */
+export async function notesWorkspace(): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await tempDir();
+  const path = await realpath(dir.path);
+  await writeFile(join(path, 'notes.txt'), 'alpha\nbeta\n');
+  return { path, remove: dir.remove };
 }
 
 export function isAlive(pid: number): boolean {

@@ -1,4 +1,3 @@
-import { realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCodeModeCore, type CodeMode } from '../../src/code-mode/code-mode.ts';
@@ -9,7 +8,7 @@ import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../../src/tool.ts';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
 import { generateTypings } from '../../typings/generate.ts';
-import { filesystemServer, fixtureConfig, nodeBin, tempDir } from './helpers.ts';
+import { filesystemServer, fixtureConfig, nodeBin, notesWorkspace } from './helpers.ts';
 
 // A run_code program calling the published filesystem server and the fixture server.
 let registry: ToolRegistry;
@@ -21,10 +20,9 @@ let workspace: string;
 let removeWorkspace: () => Promise<void>;
 
 beforeAll(async () => {
-  const dir = await tempDir();
+  const dir = await notesWorkspace();
   removeWorkspace = dir.remove;
-  workspace = await realpath(dir.path);
-  await writeFile(join(workspace, 'notes.txt'), 'alpha\nbeta\n');
+  workspace = dir.path;
   sink = createMemoryEventSink();
   registry = createToolRegistry({ eventSink: sink });
   bridge = await connectMcpServers({
