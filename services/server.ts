@@ -98,7 +98,12 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     core,
     config,
     async listen() {
-      return app.listen({ host: config.host, port: config.port });
+      const address = await app.listen({ host: config.host, port: config.port });
+      // Generate the typings (and load their compiler) off the request path, so
+      // the first GET /v1/typings or /v1/prompt does not pay for it; a failure
+      // here resurfaces, as a proper error, on that request.
+      setImmediate(() => void core.codeMode.typings().catch(() => undefined));
+      return address;
     },
     close() {
       closing ??= (async () => {
