@@ -37,6 +37,13 @@ export interface ProcessRuntimeOptions {
    */
   rssLimitMiB?: number;
   /**
+   * Runs one child serves before it is retired and replaced (its in-flight
+   * runs finish first). Isolate churn grows a process's native memory in
+   * steps that the JS heap does not show; recycling keeps it bounded well
+   * below `rssLimitMiB`. Default 10,000; 0 never recycles.
+   */
+  recycleAfterRuns?: number;
+  /**
    * Grace after a run's deadline or abort, ms, and after SIGTERM on close. A
    * child that has not ended the run by deadline + grace is SIGKILLed (the
    * parent's wall clock is authoritative); on close, SIGKILL follows SIGTERM
@@ -78,6 +85,7 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
     heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
     rssLimitMiB: options.rssLimitMiB ?? 1_536,
+    recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? 10_000)),
     killGraceMs: options.killGraceMs ?? 2_000,
     queueLimit: Math.max(0, Math.floor(options.queueLimit ?? 100)),
     queueTimeoutMs: options.queueTimeoutMs ?? 5_000,

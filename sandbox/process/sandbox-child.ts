@@ -50,6 +50,7 @@ export class SandboxChild {
   #state: 'starting' | 'ready' | 'retiring' | 'dead' = 'starting';
   #lastAnswerAt = Date.now();
   #pingSeq = 0;
+  #runsServed = 0;
   #startupError = '';
   readonly exited: Promise<void>;
 
@@ -256,7 +257,11 @@ export class SandboxChild {
     if (this.#runs.size === 0 && this.#state === 'ready') this.#hold(false);
     run.resolve(outcome);
     if (this.#state === 'dead') return;
-    if (!outcome.ok && retiringKinds.has(outcome.failure.kind)) this.#retire();
+    this.#runsServed++;
+    const { recycleAfterRuns } = this.#options;
+    if ((!outcome.ok && retiringKinds.has(outcome.failure.kind)) || (recycleAfterRuns > 0 && this.#runsServed >= recycleAfterRuns)) {
+      this.#retire();
+    }
     if (this.#state === 'retiring' && this.#runs.size === 0) {
       this.kill('the sandbox process was retired during the run; run it again');
       return;
