@@ -1,7 +1,8 @@
 /**
- * `npm run bench` (node --no-node-snapshot bench/index.ts [--only <name>]):
- * runs every section below in order, or just the one named by `--only`.
- * Sections print figures; none asserts times.
+ * `npm run bench` (node --no-node-snapshot --max-semi-space-size=16
+ * bench/index.ts [--only <name>]): runs every section below in order, or just
+ * the one named by `--only`. Sections print figures; none asserts times.
+ * The flags are the ones `ptc serve` runs with (services/cli.ts).
  *
  * Adding a section: write `bench/<name>.bench.ts` exporting
  * `export const section: BenchSection = { name, description, run }` (see

@@ -72,7 +72,7 @@ async function startServer(cwd: string, runtime: string): Promise<{ url: string;
     path.join(cwd, 'ptc.config.json'),
     JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn' }),
   );
-  const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
+  const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', '--max-semi-space-size=16', path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
     cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

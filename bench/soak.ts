@@ -47,7 +47,7 @@ const config = path.join(base, 'ptc.config.json');
 await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000 }));
 const child = spawn(
   NODE,
-  ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--config', config, '--data', data, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
+  ['--no-node-snapshot', '--max-semi-space-size=16', CLI, 'serve', '--port', '0', '--config', config, '--data', data, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
   { cwd: base, stdio: ['ignore', 'pipe', 'pipe'] },
 );
 let stderr = '';

@@ -74,7 +74,7 @@ describe('ptc CLI', () => {
     expect(result.stderr).toContain('unknown key "prot"');
   });
 
-  it('SIGTERM lets an in-flight run finish, keeps its events and exits 0', async () => {
+  it('serve adds its Node flags; SIGTERM lets an in-flight run finish, keeps its events and exits 0', async () => {
     const cwd = await tempDir('ptc-cli-');
     const child = spawn(NODE, ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--runtime', 'in-process', '--log-level', 'warn'], { cwd });
     const done = finished(child);
@@ -86,6 +86,9 @@ describe('ptc CLI', () => {
         if (match !== null) resolve(match[1]);
       });
     });
+    // The CLI re-executed itself in place (same pid) to add the flag it was started without.
+    const flags = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
+    expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--max-semi-space-size=16']));
     const response = await post(
       `${url}/v1/run`,
       { code: `console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 500));\nreturn 'finished';`, sessionId: 'term', callId: 'term-1' },
