@@ -315,7 +315,8 @@ async function execute(prepared: PreparedIsolate, js: string, filename: string, 
     return { failure: describeSyntaxError(error instanceof Error ? error.message : String(error), filename) };
   }
   const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
-  const config = JSON.stringify({ maxLogBytes: request.limits.maxLogBytes, maxResultBytes: request.limits.maxResultBytes });
+  const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
+  const config = JSON.stringify({ maxLogBytes, maxResultBytes, maxArgBytes });
   const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
     result: { promise: true },
   });

@@ -37,6 +37,11 @@ export interface SandboxLimits {
   maxLogBytes: number;
   /** Bytes of the result's JSON text; past it the run fails `output-limit`. */
   maxResultBytes: number;
+  /**
+   * Bytes (UTF-8) of one nested call's argument JSON. The guest refuses a call whose JSON has more
+   * characters than this (`INVALID_ARGS`, never submitted); the exact byte check is the host's.
+   */
+  maxArgBytes: number;
 }
 
 /** What a nested call resolved to, as the stub will see it. */

@@ -29,6 +29,7 @@ interface HostRef {
 interface GuestConfig {
   maxLogBytes: number;
   maxResultBytes: number;
+  maxArgBytes: number;
 }
 
 type Program = () => Promise<unknown>;
@@ -85,7 +86,7 @@ export function installGuest(
   });
 
   // ---- per-run state (one run per isolate, ever) ----
-  let config: GuestConfig = { maxLogBytes: 0, maxResultBytes: 0 };
+  let config: GuestConfig = { maxLogBytes: 0, maxResultBytes: 0, maxArgBytes: 0 };
   let logChars = 0;
   /** Log messages sent (fire-and-forget); start() reports the count so the host can wait for all of them. */
   let logsSent = 0;
@@ -416,6 +417,10 @@ export function installGuest(
       } catch (error) {
         const v = error as Violation;
         return invalidArgs(name, `tool arguments must be lossless JSON: ${v.path} ${v.message}; pass an object such as {}`, site);
+      }
+      // Characters are a lower bound of the UTF-8 bytes: never refuses what the host (exact bytes) would accept.
+      if (argsJson.length > config.maxArgBytes) {
+        return invalidArgs(name, `tool arguments are ${argsJson.length} characters of JSON, over the ${config.maxArgBytes}-byte limit for one call: pass less per call (split the data over several calls)`, site);
       }
       const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site, resolve: undefined, reject: undefined };
       records.push(record);

@@ -13,6 +13,8 @@ export interface CodeModeLimits {
   maxLogBytes: number;
   /** Bytes of the returned value's JSON. Default 16 MiB (16,777,216). Past it the run fails: kind `output-limit`. */
   maxResultBytes: number;
+  /** Bytes (UTF-8) of one nested call's argument JSON. Default 4 MiB (4,194,304). Past it that call is refused with `INVALID_ARGS` (catchable; nothing is dispatched). */
+  maxArgBytes: number;
   /** Nested tool calls per run. Default 1,000. The next call ends the run: kind `call-limit`. */
   maxCalls: number;
   /** Concurrency-safe nested calls in flight at once. Default 10. Further calls wait their turn. */
@@ -25,6 +27,7 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
   memoryMiB: 128,
   maxLogBytes: 1024 * 1024,
   maxResultBytes: 16 * 1024 * 1024,
+  maxArgBytes: 4 * 1024 * 1024,
   maxCalls: 1_000,
   maxParallelCalls: 10,
 });

@@ -90,6 +90,7 @@ async function runProgram(
     token: exec.token,
     ...(exec.agent === undefined ? {} : { agent: exec.agent }),
     maxCalls: limits.maxCalls,
+    maxArgBytes: limits.maxArgBytes,
     maxParallelCalls: limits.maxParallelCalls,
   });
   const onLog = deps.onLog;
@@ -102,7 +103,7 @@ async function runProgram(
       filename: FILENAME,
       toolNames,
       callTool: scheduler.callTool,
-      limits: { timeoutMs, memoryMiB: limits.memoryMiB, maxLogBytes: limits.maxLogBytes, maxResultBytes: limits.maxResultBytes },
+      limits: { timeoutMs, memoryMiB: limits.memoryMiB, maxLogBytes: limits.maxLogBytes, maxResultBytes: limits.maxResultBytes, maxArgBytes: limits.maxArgBytes },
       signal: exec.signal,
       ...(onLog === undefined ? {} : { onLog: (line: string) => onLog(line, call) }),
     });

@@ -41,6 +41,8 @@ export interface RunSchedulerOptions {
   token: DispatchToken;
   agent?: AgentHandle;
   maxCalls: number;
+  /** Bytes (UTF-8) of one call's argument JSON; a larger argument is refused with `INVALID_ARGS`. */
+  maxArgBytes: number;
   maxParallelCalls: number;
 }
 
@@ -77,6 +79,14 @@ export class RunScheduler {
   readonly callTool = (name: string, argsJson: string): Promise<SandboxCallOutcome> => {
     const o = this.#options;
     if (this.#closed) return Promise.resolve(aborted(name, ''));
+    // Defence in depth: the guest already refuses an argument with more characters than the limit
+    // (a lower bound of its bytes) before submitting it. An argument refused here, like one the guest
+    // refused, takes no call number, does not count toward maxCalls, gets callId '' and writes no event.
+    // UTF-8 needs at most 3 bytes per UTF-16 unit, so only a long argument is measured.
+    if (argsJson.length * 3 > o.maxArgBytes) {
+      const bytes = Buffer.byteLength(argsJson);
+      if (bytes > o.maxArgBytes) return Promise.resolve(tooLarge(bytes, o.maxArgBytes));
+    }
     const n = ++this.#submitted;
     if (n > o.maxCalls) {
       return Promise.resolve({
@@ -184,6 +194,17 @@ export class RunScheduler {
 function toOutcome(result: ToolExecutionResult, callId: string): SandboxCallOutcome {
   if (!result.isError) return { ok: true, valueJson: JSON.stringify(result.value) };
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
+}
+
+function tooLarge(bytes: number, limit: number): SandboxCallOutcome {
+  return {
+    ok: false,
+    error: {
+      code: 'INVALID_ARGS',
+      message: `tool arguments are ${bytes} bytes of JSON, over the ${limit}-byte limit for one call: pass less per call (split the data over several calls)`,
+      callId: '',
+    },
+  };
 }
 
 function aborted(name: string, callId: string): SandboxCallOutcome {

@@ -37,6 +37,76 @@ it('the call limit also holds for one Promise.all burst', async () => {
   expect(bench.sink.events('s1').filter((e) => e.type === 'tool/ptc-dispatch-start').length).toBeLessThanOrEqual(10);
 });
 
+/** Records what reached its body; answers with the length of `data`. */
+function takeTool() {
+  const received: string[] = [];
+  const definition = defineTool({
+    name: 'take',
+    description: 'Takes data, answers its length.',
+    parameters: { data: { type: 'string', required: true } },
+    output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+    async execute(args) {
+      received.push(args.data);
+      return args.data.length;
+    },
+  });
+  return { definition, received };
+}
+
+const CATCH_BIG_THEN_SMALL = (big: string) => `
+  let refused;
+  try {
+    await tools.take({ data: ${big} });
+  } catch (e) {
+    if (!(e instanceof ToolCallError)) throw e;
+    refused = { code: e.code, callId: e.callId, message: e.message };
+  }
+  const small = await tools.take({ data: 'ok' });
+  return { refused, small };`;
+
+it('an argument past maxArgBytes fails that call with a catchable INVALID_ARGS, dispatching nothing; the next call succeeds', async () => {
+  bench = createBench({ limits: { maxArgBytes: 1_000 } });
+  const { definition, received } = takeTool();
+  bench.registry.register(definition);
+  const { result } = valueOf(await bench.runCode(CATCH_BIG_THEN_SMALL("'x'.repeat(2_000)")));
+  expect(result).toEqual({
+    refused: {
+      code: 'INVALID_ARGS',
+      callId: '',
+      message: 'tool arguments are 2011 characters of JSON, over the 1000-byte limit for one call: pass less per call (split the data over several calls)',
+    },
+    small: 2,
+  });
+  expect(received).toEqual(['ok']);
+  const nested = bench.sink.events('s1').filter((e) => e.type === 'tool/ptc-dispatch-start' || e.type === 'tool/ptc-dispatch');
+  expect(nested.map((e) => [e.type, 'callId' in e ? e.callId : undefined])).toEqual([
+    ['tool/ptc-dispatch-start', 'run-1:ptc:1'],
+    ['tool/ptc-dispatch', 'run-1:ptc:1'],
+  ]);
+});
+
+it('the host counts UTF-8 bytes: an argument under maxArgBytes in characters but over it in bytes is refused, taking no call number', async () => {
+  bench = createBench({ limits: { maxArgBytes: 1_000 } });
+  const { definition, received } = takeTool();
+  bench.registry.register(definition);
+  // 611 characters of JSON pass the isolate's character check; 1,211 bytes do not pass the host's.
+  const { result } = valueOf(await bench.runCode(CATCH_BIG_THEN_SMALL("'é'.repeat(600)")));
+  expect(result).toEqual({
+    refused: {
+      code: 'INVALID_ARGS',
+      callId: '',
+      message: 'tool arguments are 1211 bytes of JSON, over the 1000-byte limit for one call: pass less per call (split the data over several calls)',
+    },
+    small: 2,
+  });
+  expect(received).toEqual(['ok']);
+  const nested = bench.sink.events('s1').filter((e) => e.type === 'tool/ptc-dispatch-start' || e.type === 'tool/ptc-dispatch');
+  expect(nested.map((e) => [e.type, 'callId' in e ? e.callId : undefined])).toEqual([
+    ['tool/ptc-dispatch-start', 'run-1:ptc:1'],
+    ['tool/ptc-dispatch', 'run-1:ptc:1'],
+  ]);
+});
+
 it('a run’s timeoutMs bounds its wall time (kind timeout)', async () => {
   bench = createBench();
   const result = await bench.runCode('await new Promise((resolve) => setTimeout(resolve, 60_000));', { timeoutMs: 100 });
@@ -50,10 +120,12 @@ it('limits have the documented defaults and refuse nonsense', () => {
     memoryMiB: 128,
     maxLogBytes: 1_048_576,
     maxResultBytes: 16_777_216,
+    maxArgBytes: 4_194_304,
     maxCalls: 1_000,
     maxParallelCalls: 10,
   });
   expect(DEFAULT_CODE_MODE_LIMITS.timeoutMs).toBe(30_000);
   expect(() => resolveLimits({ maxParallelCalls: 0 })).toThrow(/maxParallelCalls must be a positive integer/);
+  expect(() => resolveLimits({ maxArgBytes: 0 })).toThrow(/maxArgBytes must be a positive integer \(got 0\)/);
   expect(() => resolveLimits({ timeoutMs: 700_000 })).toThrow(/must not exceed maxTimeoutMs/);
 });

@@ -42,3 +42,23 @@ it('a getter is read once: what is checked is what is sent', async () => {
   );
   expect(resultOf(outcome)).toEqual({ echoed: { n: 1 }, reads: 1 });
 });
+
+it('an argument with more characters of JSON than maxArgBytes is rejected inside the isolate with INVALID_ARGS, nothing submitted', async () => {
+  const outcome = await host.run(
+    `let refused;
+     try { await tools.echo({ data: 'x'.repeat(1_000) }); } catch (e) { refused = { isToolCallError: e instanceof ToolCallError, code: (e as ToolCallError).code, callId: (e as ToolCallError).callId, message: (e as Error).message }; }
+     const fits = await tools.echo({ data: 'x'.repeat(900) });
+     return { refused, fits: fits.data.length };`,
+    { tools: { echo: (args) => args }, limits: { maxArgBytes: 1_000 } },
+  );
+  expect(resultOf(outcome)).toEqual({
+    refused: {
+      isToolCallError: true,
+      code: 'INVALID_ARGS',
+      callId: '',
+      message: 'tool arguments are 1011 characters of JSON, over the 1000-byte limit for one call: pass less per call (split the data over several calls)',
+    },
+    fits: 900,
+  });
+  expect(host.calls).toHaveLength(1);
+});

@@ -15,7 +15,7 @@ export interface FakeHost {
   close(): Promise<void>;
 }
 
-export const testLimits: SandboxLimits = { timeoutMs: 5_000, memoryMiB: 32, maxLogBytes: 64 * 1024, maxResultBytes: 1024 * 1024 };
+export const testLimits: SandboxLimits = { timeoutMs: 5_000, memoryMiB: 32, maxLogBytes: 64 * 1024, maxResultBytes: 1024 * 1024, maxArgBytes: 1024 * 1024 };
 
 export function createFakeHost(runtime: SandboxRuntime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB })): FakeHost {
   const calls: { name: string; args: unknown }[] = [];

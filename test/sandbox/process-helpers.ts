@@ -7,7 +7,7 @@ import type {
 } from '../../src/sandbox-runtime.ts';
 import { createProcessRuntime, type ProcessRuntime, type ProcessRuntimeOptions } from '../../sandbox/process/process-runtime.ts';
 
-export const limits: SandboxLimits = { timeoutMs: 10_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20 };
+export const limits: SandboxLimits = { timeoutMs: 10_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20, maxArgBytes: 4 << 20 };
 
 /** Children host the real in-process runtime (isolated-vm). */
 export function processRuntime(options: ProcessRuntimeOptions = {}): ProcessRuntime {
