@@ -18,6 +18,8 @@ export interface LimitsConfig {
   maxLogBytes?: number;
   /** Bytes of a run's result JSON. Default 16 MiB. Past it: `output-limit`. */
   maxResultBytes?: number;
+  /** Bytes (UTF-8) of one nested call's argument JSON. Default 4 MiB. Past it that call fails `INVALID_ARGS`. */
+  maxArgBytes?: number;
   /** Nested calls per run. Default 1,000. Past it: `call-limit`. */
   maxCalls?: number;
   /** Concurrency-safe nested calls in flight per run. Default 10; more wait. */
@@ -103,6 +105,7 @@ export const CONFIG_FILE_SCHEMA = {
         memoryMiB: { type: 'integer', minimum: 8 },
         maxLogBytes: positiveInt,
         maxResultBytes: positiveInt,
+        maxArgBytes: positiveInt,
         maxCalls: positiveInt,
         maxParallelCalls: positiveInt,
       },

@@ -65,6 +65,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ cwd: bad, env: {} })).toThrow(/mcpServers\.fs must have exactly one of "command"/);
   });
 
+  it('takes limits.maxArgBytes and refuses one that is not a positive integer', async () => {
+    const cwd = await dirWith({ limits: { maxArgBytes: 65_536 } });
+    expect(loadConfig({ cwd, env: {} }).limits).toEqual({ maxArgBytes: 65_536 });
+    for (const bad of [0, 1.5, '4MiB']) {
+      const dir = await dirWith({ limits: { maxArgBytes: bad } });
+      expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/limits\.maxArgBytes must be/);
+    }
+  });
+
   it('an explicit config file must exist', async () => {
     const cwd = await dirWith();
     expect(() => loadConfig({ cwd, env: { PTC_CONFIG: 'nope.json' } })).toThrow(/does not exist/);
