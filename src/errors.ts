@@ -9,8 +9,8 @@ export const ERROR_CODES = {
     fix: 'Call one of the listed tools by its exact name (in code mode, call tools from inside run_code).',
   },
   INVALID_ARGS: {
-    description: "The arguments are not lossless JSON or do not match the tool's parameter schema.",
-    fix: 'Pass one JSON object (such as `{}`) whose keys and types match the tool typings.',
+    description: "The arguments are not lossless JSON, do not match the tool's parameter schema, or (from run_code) are over the size limit for one call.",
+    fix: 'Pass one JSON object (such as `{}`) whose keys and types match the tool typings; split data over the size limit across several calls.',
   },
   INVALID_TOOL_OUTPUT: {
     description: "The tool's value, renderer or presentation metadata broke its output declaration.",

@@ -10,7 +10,7 @@ export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED'>;
 
 export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
   UNKNOWN_TOOL: 'no tool has that name: use a key of `tools` exactly as typed',
-  INVALID_ARGS: 'the arguments do not match `ToolArgsMap` or are not lossless JSON; the message lists what is wrong',
+  INVALID_ARGS: 'the arguments do not match `ToolArgsMap`, are not lossless JSON, or are over the size limit for one call; the message lists what is wrong',
   INVALID_TOOL_OUTPUT: 'the tool broke its own output declaration; not your mistake, do not retry unchanged',
   ABORTED: 'the run was cancelled while the call ran',
   ABORTED_BEFORE_DISPATCH: 'the run was cancelled before the call started; nothing ran',

@@ -20,6 +20,8 @@ export interface PromptLimits {
   maxLogBytes: number;
   /** Bytes of the returned value's JSON. Default 16 MiB. */
   maxResultBytes: number;
+  /** Bytes of one tool call's argument JSON. Default 4 MiB. */
+  maxArgBytes: number;
 }
 
 export const DEFAULT_PROMPT_LIMITS: PromptLimits = {
@@ -30,6 +32,7 @@ export const DEFAULT_PROMPT_LIMITS: PromptLimits = {
   maxParallelCalls: 10,
   maxLogBytes: 1024 * 1024,
   maxResultBytes: 16 * 1024 * 1024,
+  maxArgBytes: 4 * 1024 * 1024,
 };
 
 export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}): string {
@@ -58,7 +61,8 @@ export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}
     `- Limits per run: ${duration(l.timeoutMs)} of wall time, waiting for tools included (pass run_code a \`timeoutMs\` of up to` +
       ` ${duration(l.maxTimeoutMs)} for a longer run), ${l.memoryMiB} MiB of memory,` +
       ` ${count(l.maxCalls)} tool calls (${count(l.maxParallelCalls)} at a time), ${bytes(l.maxLogBytes)} of logs,` +
-      ` ${bytes(l.maxResultBytes)} of returned value. Past a limit the run fails and you get its logs.`,
+      ` ${bytes(l.maxResultBytes)} of returned value. Past a limit the run fails and you get its logs.` +
+      ` One tool call's argument may be at most ${bytes(l.maxArgBytes)} of JSON: a larger one fails that call with \`INVALID_ARGS\`; split the data over several calls.`,
     '',
     'For example:',
     '',

@@ -27,6 +27,7 @@ describe('renderPrompt', () => {
       '1,000 tool calls (10 at a time)',
       '1 MiB of logs',
       '16 MiB of returned value',
+      "One tool call's argument may be at most 4 MiB of JSON",
     ]) {
       expect(prompt).toContain(phrase);
     }
@@ -35,10 +36,11 @@ describe('renderPrompt', () => {
   });
 
   it('states the configured limits', () => {
-    const prompt = renderPrompt('', { timeoutMs: 5_500, maxTimeoutMs: 90_000, maxCalls: 50, maxParallelCalls: 2, maxLogBytes: 64 * 1024, maxResultBytes: 1000 });
+    const prompt = renderPrompt('', { timeoutMs: 5_500, maxTimeoutMs: 90_000, maxCalls: 50, maxParallelCalls: 2, maxLogBytes: 64 * 1024, maxResultBytes: 1000, maxArgBytes: 512 });
     expect(prompt).toContain('5.5 s of wall time');
     expect(prompt).toContain('`timeoutMs` of up to 90 s');
     expect(prompt).toContain('50 tool calls (2 at a time), 64 KiB of logs, 1,000 bytes of returned value');
+    expect(prompt).toContain("One tool call's argument may be at most 512 bytes of JSON: a larger one fails that call with `INVALID_ARGS`");
   });
 
   it('fences the typings so a description cannot close the block', async () => {
