@@ -11,7 +11,7 @@ import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 import { createProcessRuntime } from '../sandbox/process/process-runtime.ts';
 import { fmt, median, quantile, type BenchSection } from './section.ts';
 
-const limits: SandboxLimits = { timeoutMs: 60_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20 };
+const limits: SandboxLimits = { timeoutMs: 60_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20, maxArgBytes: 4 << 20 };
 const CALLS = 1_000;
 const REPEATS = 7;
 const LATENCY_SAMPLES = 200;
