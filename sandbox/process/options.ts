@@ -58,11 +58,8 @@ export interface ProcessRuntimeOptions {
   /** Longest wait in the queue, ms. Default 5,000; past it the run fails `busy`. */
   queueTimeoutMs?: number;
   /**
-   * Extra Node flags for the children. They always get `--no-node-snapshot`
-   * (isolated-vm needs it) and `--single-threaded-gc`: a child's heaps are
-   * small sandboxes made and dropped by the hundred per second, for which
-   * GC helper threads cost more CPU than they save (bench/process-pool).
-   * Default none.
+   * Extra Node flags for the children (they always get `--no-node-snapshot`,
+   * which isolated-vm needs). Default none.
    */
   execArgv?: readonly string[];
   /**

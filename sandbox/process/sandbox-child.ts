@@ -59,7 +59,7 @@ export class SandboxChild {
     this.#events = events;
     this.#process = fork(childEntry, [], {
       execPath: process.execPath,
-      execArgv: ['--no-node-snapshot', '--single-threaded-gc', '--disable-warning=ExperimentalWarning', ...options.execArgv],
+      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...options.execArgv],
       serialization: 'json',
       // The child's output is diagnostics only (V8's OOM reports go to its
       // stdout): keep it off this process's stdout, which may carry data.
