@@ -1,8 +1,13 @@
 /**
- * `npm run bench` (node --no-node-snapshot --max-semi-space-size=16
- * bench/index.ts [--only <name>]): runs every section below in order, or just
- * the one named by `--only`. Sections print figures; none asserts times.
- * The flags are the ones `ptc serve` runs with (services/cli.ts).
+ * `npm run bench` (node --no-node-snapshot bench/index.ts [--only <name>]):
+ * runs every section below in order, or just the one named by `--only`.
+ * Sections print figures; none asserts times.
+ *
+ * Each section runs in a fresh process of its own, so no section's figures
+ * carry another's heap, JIT state or thread pools (code-mode's RSS line would
+ * otherwise count the typings section's garbage being returned). A section
+ * may ask for extra Node flags (`nodeFlags`): code-mode runs with the
+ * `--max-semi-space-size=16` that `ptc` runs with (services/cli.ts).
  *
  * Adding a section: write `bench/<name>.bench.ts` exporting
  * `export const section: BenchSection = { name, description, run }` (see
@@ -10,6 +15,9 @@
  * its own alias and append it to SECTIONS. Keep `run` self-contained: it
  * builds what it needs and releases it (close pools, remove temp dirs).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
 import { section as json } from './json.bench.ts';
@@ -31,7 +39,22 @@ function selected(argv: readonly string[]): BenchSection[] {
   return [section];
 }
 
-for (const section of selected(process.argv.slice(2))) {
-  console.log(`\n## ${section.name}: ${section.description}`);
-  await section.run();
+/** Runs `section` here, or in a fresh process with its flags when this one lacks them or runs them all. */
+async function runSection(section: BenchSection, here: boolean): Promise<void> {
+  const flags = [...process.execArgv, ...(section.nodeFlags ?? []).filter((flag) => !process.execArgv.includes(flag))];
+  if (here && flags.length === process.execArgv.length) {
+    console.log(`\n## ${section.name}: ${section.description}`);
+    await section.run();
+    return;
+  }
+  const child = spawn(process.execPath, [...flags, fileURLToPath(import.meta.url), '--only', section.name], { stdio: 'inherit' });
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  if (code !== 0) {
+    console.error(`bench: section ${section.name} failed (${signal ?? `exit code ${code}`})`);
+    process.exitCode = 1;
+  }
 }
+
+const argv = process.argv.slice(2);
+const only = argv.includes('--only');
+for (const section of selected(argv)) await runSection(section, only);

@@ -6,6 +6,8 @@ export interface BenchSection {
   name: string;
   /** One line shown before the section runs. */
   description: string;
+  /** Node flags the section's process needs beyond `npm run bench`'s own (it runs in a process of its own). */
+  nodeFlags?: readonly string[];
   run(): Promise<void>;
 }
 
