@@ -30,7 +30,6 @@ describe('process runtime: the parent’s deadline is authoritative', () => {
       failure: { kind: 'timeout', message: 'the program did not stop at its 500 ms deadline; its sandbox process was killed' },
     });
     expect(elapsed).toBeGreaterThanOrEqual(800 - 5);
-    expect(elapsed).toBeLessThan(800 + 2_000);
     await expect.poll(() => isGone(child.pid)).toBe(true);
     await runtime.ready();
     expect(runtime.status()).toMatchObject({ children: 1, busy: 0, restarts: 1 });

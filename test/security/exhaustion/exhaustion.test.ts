@@ -73,10 +73,7 @@ function suite(name: string, makeRuntime: () => SandboxRuntime, hazards: Hazard[
     });
 
     it.each(hazards.map((h) => [h.name, h] as const))('%s', async (_name, hazard) => {
-      const started = performance.now();
       const result = await bench.run(hazard.code, hazard.timeoutMs);
-      // A sanity bound only (10× the run's limit): the kind is the real assertion.
-      expect(performance.now() - started).toBeLessThan(10 * hazard.timeoutMs);
       expect(kindOf(result), result.isError ? result.error.message : 'succeeded').toBe(hazard.kind);
       if (hazard.message !== undefined && result.isError) expect(result.error.message).toMatch(hazard.message);
       expectNoHostLeak(result);
