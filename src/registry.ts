@@ -114,6 +114,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
         listeners.delete(listener);
       };
     },
+    reportSinkError: env.onSinkError,
     ...(options.eventSink === undefined ? {} : { eventSink: options.eventSink }),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { ContentBlock } from './content.ts';
 import type { ErrorCode } from './errors.ts';
-import type { EventSink } from './events.ts';
+import type { EventSink, NewToolEvent } from './events.ts';
 import type { FrozenJson, JsonObject, JsonValue } from './json.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
 
@@ -184,4 +184,6 @@ export interface ToolRegistry {
   onChange(listener: () => void): () => void;
   /** The sink given at creation, if any: run_code appends its nested `tool/ptc-dispatch*` events here. */
   readonly eventSink?: EventSink;
+  /** Reports an event `eventSink` failed to take, through the registry's `onSinkError` (run_code's nested events use it). */
+  reportSinkError?(error: unknown, event: NewToolEvent): void;
 }

@@ -20,12 +20,16 @@ import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import type { AgentHandle, DispatchToken, ExecuteHook, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
-/** callId → the settling of the call submitted just before it (in the same run). */
-const commitGates = new Map<string, Promise<unknown>>();
+/**
+ * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
+ * registries or two runs never see each other's gates, whatever callIds their
+ * callers chose): callId → the settling of the call submitted just before it.
+ */
+const commitGates = new WeakMap<DispatchToken, Map<string, Promise<unknown>>>();
 
 /** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
 export const commitOrderHook: ExecuteHook = (exec, next) => {
-  const previous = exec.parent === undefined ? undefined : commitGates.get(exec.callId);
+  const previous = exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
   if (previous === undefined) return next();
   return next().then(async (result) => {
     await previous;
@@ -70,9 +74,11 @@ export class RunScheduler {
   #exclusiveRunning = false;
   #closed = false;
   #previousSettled: Promise<unknown> = Promise.resolve();
+  readonly #gates = new Map<string, Promise<unknown>>();
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
+    commitGates.set(options.token, this.#gates);
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
@@ -149,7 +155,7 @@ export class RunScheduler {
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.
-    if (this.#running > 1) commitGates.set(pending.callId, this.#previousSettled);
+    if (this.#running > 1) this.#gates.set(pending.callId, this.#previousSettled);
     this.#previousSettled = pending.settled;
     const base = { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
     this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
@@ -165,7 +171,7 @@ export class RunScheduler {
         ...(o.agent === undefined ? {} : { agent: o.agent }),
       })
       .then((result) => {
-        commitGates.delete(pending.callId);
+        this.#gates.delete(pending.callId);
         this.#running--;
         if (!pending.safe) this.#exclusiveRunning = false;
         const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
@@ -180,13 +186,15 @@ export class RunScheduler {
   }
 
   #append(event: NewToolEvent): void {
-    const sink: EventSink | undefined = this.#options.registry.eventSink;
+    const { registry } = this.#options;
+    const sink: EventSink | undefined = registry.eventSink;
     if (sink === undefined) return;
+    const report = (error: unknown): void => (registry.reportSinkError ?? reportToStderr)(error, event);
     try {
       const appended = sink.append(event);
-      if (appended instanceof Promise) this.#appends.push(appended.catch(reportSinkError(event)));
+      if (appended instanceof Promise) this.#appends.push(appended.catch(report));
     } catch (error) {
-      reportSinkError(event)(error);
+      report(error);
     }
   }
 }
@@ -214,10 +222,9 @@ function aborted(name: string, callId: string): SandboxCallOutcome {
   };
 }
 
-function reportSinkError(event: NewToolEvent) {
-  return (error: unknown): void => {
-    const message = error instanceof Error ? error.message : 'unknown error';
-    const callId = 'callId' in event ? event.callId : '?';
-    console.error(`ptc-executor: the event sink lost ${event.type} of session ${event.sessionId}, call ${callId}: ${message}`);
-  };
+/** For a registry that does not say how it reports sink errors (a hand-written ToolRegistry). */
+function reportToStderr(error: unknown, event: NewToolEvent): void {
+  const message = error instanceof Error ? error.message : 'unknown error';
+  const callId = 'callId' in event ? event.callId : '?';
+  console.error(`ptc-executor: the event sink lost ${event.type} of session ${event.sessionId}, call ${callId}: ${message}`);
 }

@@ -1,9 +1,11 @@
 import { afterEach, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
-import { createBench, valueOf, type Bench } from './harness.ts';
+import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import { createBench, sharedRuntime, valueOf, type Bench } from './harness.ts';
 
 let bench: Bench;
-afterEach(() => bench.close());
+afterEach(() => bench?.close());
 
 const secretValue = 'VALUE-ONLY-THE-PROGRAM-SEES';
 const secret = defineTool({
@@ -91,4 +93,27 @@ it('a registered tool named __proto__ (and one with a dash) is reachable from th
   }
   const result = await bench.runCode('return [await tools["__proto__"]({}), await tools["my-tool"]({}), Object.getPrototypeOf(tools)];');
   expect(valueOf(result).result).toEqual(['from __proto__', 'from my-tool', null]);
+});
+
+it("a nested event the sink refuses reaches the registry's onSinkError, and the run still succeeds", async () => {
+  const lost: string[] = [];
+  const registry = createToolRegistry({
+    eventSink: {
+      append(event) {
+        if (event.type !== 'tool/result') throw new Error('disk full');
+        return { ...event, seq: 1, at: '2026-01-01T00:00:00.000Z' };
+      },
+    },
+    onSinkError: (_error, event) => lost.push(event.type),
+  });
+  const codeMode = createCodeModeCore({ registry, runtime: sharedRuntime() });
+  registry.register(codeMode.runCodeTool);
+  registry.register(secret);
+  try {
+    const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return (await tools.secret({ n: 1 })).token', description: 'lossy sink' } });
+    expect(valueOf(result).result).toBe(`${secretValue}-1`);
+    expect(lost).toEqual(['tool/ptc-dispatch-start', 'tool/ptc-dispatch']);
+  } finally {
+    await codeMode.close();
+  }
 });

@@ -1,9 +1,12 @@
 import { afterEach, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
-import { createBench, until, valueOf, type Bench } from './harness.ts';
+import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
+import { createMemoryEventSink } from '../../src/event-sinks/memory-sink.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import { createBench, deferred, sharedRuntime, until, valueOf, type Bench } from './harness.ts';
 
 let bench: Bench;
-afterEach(() => bench.close());
+afterEach(() => bench?.close());
 
 /** A tool whose calls wait for the test to release them, recording overlap. */
 function gatedTool(name: string, safe: boolean) {
@@ -80,4 +83,46 @@ it('post-execute commits keep submission order even when later calls finish firs
   expect(commits).toEqual(['run-1:ptc:1', 'run-1:ptc:2', 'run-1:ptc:3', 'run-1']);
   const settles = bench.sink.events('s1').filter((e) => e.type === 'tool/ptc-dispatch').map((e) => ('callId' in e ? e.callId : ''));
   expect(settles).toEqual(['run-1:ptc:1', 'run-1:ptc:2', 'run-1:ptc:3']);
+});
+
+it('two registries running the same callIds keep their own commit order', async () => {
+  // Registry A's own wrapper (outside code mode's) holds its nested calls before they reach the
+  // commit-order gate, while registry B runs the same callIds from start to finish.
+  const hold = deferred();
+  const sides = [true, false].map((held) => {
+    const sink = createMemoryEventSink();
+    const registry = createToolRegistry({ eventSink: sink });
+    if (held) registry.hook('tools/execute', async (exec, next) => (exec.parent === undefined ? next() : hold.promise.then(next)));
+    const codeMode = createCodeModeCore({ registry, runtime: sharedRuntime() });
+    registry.register(codeMode.runCodeTool);
+    const tool = gatedTool('read', true);
+    registry.register(tool.definition);
+    const commits: string[] = [];
+    registry.hook('tools/post-execute', (exec) => {
+      if (exec.parent !== undefined) commits.push(exec.callId);
+      return undefined;
+    });
+    const program = 'return await Promise.all([tools.read({ i: 1, wait: true }), tools.read({ i: 2, wait: true }), tools.read({ i: 3, wait: true })]);';
+    const run = () => registry.dispatch({ name: 'run_code', arguments: { code: program, description: 'same ids' }, callId: 'run-1', sessionId: 's1' });
+    return { ...tool, commits, run, codeMode };
+  });
+  const [a, b] = sides;
+  try {
+    const first = a.run();
+    const second = b.run();
+    await until(() => b.state.gates.size === 3);
+    for (const i of [3, 2, 1]) b.state.gates.get(i)!();
+    expect(valueOf(await second).result).toEqual([1, 2, 3]);
+    hold.resolve();
+    await until(() => a.state.gates.size === 3);
+    a.state.gates.get(3)!();
+    a.state.gates.get(2)!();
+    await until(() => a.state.running === 1);
+    a.state.gates.get(1)!();
+    expect(valueOf(await first).result).toEqual([1, 2, 3]);
+    expect(a.commits).toEqual(['run-1:ptc:1', 'run-1:ptc:2', 'run-1:ptc:3']);
+    expect(b.commits).toEqual(['run-1:ptc:1', 'run-1:ptc:2', 'run-1:ptc:3']);
+  } finally {
+    for (const side of sides) await side.codeMode.close();
+  }
 });
