@@ -7,6 +7,7 @@ import { compileParameters, compileValue } from './schema/compile.ts';
 import { SchemaError } from './schema/schema-error.ts';
 import type { InferArgs, InferValue, ParameterSchemaSpec, ValueSchemaSpec } from './schema/types.ts';
 import type { ToolDefinition, ToolExec } from './tool.ts';
+import { definitionShapeProblems } from './definition-rules.ts';
 
 export interface ToolSpec<P extends ParameterSchemaSpec, O extends ValueSchemaSpec> {
   name: string;
@@ -37,7 +38,7 @@ export function defineTool<const P extends ParameterSchemaSpec, const O extends 
 ): ToolDefinition<FrozenJson<InferArgs<P>>, FrozenJson<InferValue<O>>> {
   type Args = FrozenJson<InferArgs<P>>;
   type Value = FrozenJson<InferValue<O>>;
-  const problems = shapeProblems(spec as unknown);
+  const problems = definitionShapeProblems(spec as unknown);
   if (problems.length > 0) throw new SchemaError(problems, 'tool definition');
   const parameters = compileParameters(spec.parameters, 'parameters');
   const schema = compileValue(spec.output.schema, 'output.schema');
@@ -76,26 +77,3 @@ interface Loose {
   isConcurrencySafe?(this: unknown, ...args: unknown[]): unknown;
 }
 
-/** What is wrong with the definition around the schemas (missing output, non-function callbacks …). */
-function shapeProblems(input: unknown): string[] {
-  const problems: string[] = [];
-  if (typeof input !== 'object' || input === null) return ['defineTool needs one object: { name, description, parameters, output, execute }'];
-  const spec = input as { [key: string]: unknown; output?: { [key: string]: unknown } | null };
-  if (typeof spec.name !== 'string' || spec.name === '') problems.push('name: must be a non-empty string');
-  if (typeof spec.description !== 'string') problems.push('description: must be a string');
-  if (typeof spec.output !== 'object' || spec.output === null) {
-    problems.push('output: is missing: declare output: { schema, render(args, value) } (every tool returns a declared value)');
-  } else if (typeof spec.output.render !== 'function') {
-    problems.push('output.render: must be a function (args, value) => ContentBlock[]');
-  } else if (spec.output.presentationMeta !== undefined && typeof spec.output.presentationMeta !== 'function') {
-    problems.push('output.presentationMeta: must be a function or left out');
-  }
-  if (typeof spec.execute !== 'function') problems.push('execute: must be an async function (args, exec) => value');
-  if (spec.isConcurrencySafe !== undefined && typeof spec.isConcurrencySafe !== 'function') {
-    problems.push('isConcurrencySafe: must be a function or left out');
-  }
-  if (spec.timeoutMs !== undefined && !(typeof spec.timeoutMs === 'number' && spec.timeoutMs > 0 && Number.isFinite(spec.timeoutMs))) {
-    problems.push('timeoutMs: must be a positive finite number of milliseconds, or left out');
-  }
-  return problems;
-}

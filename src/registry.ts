@@ -12,6 +12,7 @@ import type { JsonSchemaNode } from './schema/types.ts';
 import { createValidator } from './schema/validate.ts';
 import { resolveSpillOptions, type SpillOptions } from './spill.ts';
 import type { AnyToolDefinition, RegisteredTool, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
+import { definitionShapeProblems } from './definition-rules.ts';
 
 export type { SpillOptions } from './spill.ts';
 
@@ -35,8 +36,6 @@ export interface ToolRegistryOptions {
   spill?: SpillOptions;
 }
 
-/** Longest `timeoutMs` a definition may set (the Node timer maximum, ~24.8 days). */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
@@ -142,17 +141,8 @@ function compile(definition: AnyToolDefinition): Registration {
   const d = definition as unknown as Record<string, unknown>;
   const name = d.name;
   const label = typeof name === 'string' ? `tool ${JSON.stringify(name)}` : 'tool';
-  const problems: string[] = [];
-  if (typeof name !== 'string' || name === '') problems.push('name: must be a non-empty string');
-  if (typeof d.description !== 'string') problems.push('description: must be a string (the model reads it)');
-  if (typeof d.execute !== 'function') problems.push('execute: must be a function (args, exec) => Promise<value>');
-  if (d.isConcurrencySafe !== undefined && typeof d.isConcurrencySafe !== 'function') {
-    problems.push('isConcurrencySafe: must be a function (args) => boolean, or omitted');
-  }
-  const timeoutMs = d.timeoutMs;
-  if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)) {
-    problems.push(`timeoutMs: must be a positive integer of milliseconds up to ${MAX_TIMEOUT_MS}, or omitted`);
-  }
+  const problems = definitionShapeProblems(definition);
+  const timeoutMs = d.timeoutMs as number | undefined;
   const validateArguments = d.validateArguments === true;
   if (d.validateArguments !== undefined && typeof d.validateArguments !== 'boolean') {
     problems.push('validateArguments: must be a boolean, or omitted');
@@ -164,16 +154,7 @@ function compile(definition: AnyToolDefinition): Registration {
   }
 
   const output = d.output as Record<string, unknown> | undefined;
-  let outputSchema: JsonSchemaNode | undefined;
-  if (typeof output !== 'object' || output === null) {
-    problems.push('output: missing; every tool declares output: { schema, render(args, value) } and returns a canonical value');
-  } else {
-    outputSchema = readSchema(output.schema, 'output.schema', true, problems);
-    if (typeof output.render !== 'function') problems.push('output.render: must be a function (args, value) => ContentBlock[]');
-    if (output.presentationMeta !== undefined && typeof output.presentationMeta !== 'function') {
-      problems.push('output.presentationMeta: must be a function (args, value) => JSON, or omitted');
-    }
-  }
+  const outputSchema = typeof output === 'object' && output !== null ? readSchema(output.schema, 'output.schema', true, problems) : undefined;
   if (problems.length > 0) throw new SchemaError(problems, `definition of ${label}`);
 
   // Callbacks keep the caller's objects as `this` (as defineTool does); the copy holds them, frozen.

@@ -3,6 +3,7 @@ import { textContent, type ContentBlock } from '../../src/content.ts';
 import { defineTool } from '../../src/define-tool.ts';
 import type { FrozenJson, JsonValue } from '../../src/json.ts';
 import { SchemaError } from '../../src/schema/schema-error.ts';
+import { createToolRegistry } from '../../src/registry.ts';
 import { checkSchemaSubset } from '../../src/schema/subset.ts';
 import type { ToolDefinition, ToolExec } from '../../src/tool.ts';
 
@@ -116,6 +117,13 @@ describe('defineTool', () => {
     expect(() => defineTool(noOutput as never)).toThrow(/output: is missing/);
     expect(() => defineTool({ ...readSpec(), execute: 'nope' } as never)).toThrow(/execute: must be an async function/);
     expect(() => defineTool({ ...readSpec(), timeoutMs: -1 } as never)).toThrow(/timeoutMs: must be a positive/);
+  });
+
+  it.each([1.5, 1e12, -1, Number.NaN])('refuses timeoutMs %s exactly as register does (one rule set)', (timeoutMs) => {
+    const problem = /timeoutMs: must be a positive whole number of milliseconds up to 2147483647/;
+    expect(() => defineTool({ ...readSpec(), timeoutMs })).toThrow(problem);
+    const { timeoutMs: _omitted, ...accepted } = defineTool(readSpec());
+    expect(() => createToolRegistry().register({ ...accepted, timeoutMs } as never)).toThrow(problem);
   });
 
   it('types execute and render from the schemas', () => {

@@ -7,7 +7,7 @@ describe('register', () => {
   it('refuses a definition without output', () => {
     const registry = createToolRegistry();
     const { output: _omitted, ...noOutput } = echoTool();
-    expect(() => registry.register(noOutput as never)).toThrow(/output: missing/);
+    expect(() => registry.register(noOutput as never)).toThrow(/output: is missing/);
     expect(registry.schemas()).toEqual([]);
   });
 
