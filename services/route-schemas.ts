@@ -7,7 +7,6 @@ import { ERROR_RESPONSE_SCHEMA } from './http-errors.ts';
 
 /** Session ids and call ids: nothing outside this set ever reaches a file name. */
 export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
-export const ID_REGEXP = new RegExp(ID_PATTERN);
 
 const id = (description: string) => ({ type: 'string', pattern: ID_PATTERN, description }) as const;
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ERROR_RESPONSE_SCHEMA]));

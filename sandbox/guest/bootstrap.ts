@@ -13,7 +13,7 @@
  * - submit(batch): the stub calls made in one microtask turn, each as
  *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream order),
  *   or '' to wait for replies. Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
- *   `V<callId>\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
+ *   `V\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
  *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host;
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
@@ -546,7 +546,6 @@ export function installGuest(
   defineProperty(PromiseCtor, Symbol.species, { value: PromiseCtor, writable: false, enumerable: false, configurable: false });
   defineProperty(PromiseCtor.prototype, 'constructor', { value: PromiseCtor, writable: false, enumerable: false, configurable: false });
   defineProperty(PromiseCtor.prototype, 'then', { value: promiseThen, writable: false, enumerable: false, configurable: false });
-  void ObjectCtor;
 
   const encodeResult = ((value: unknown): string => {
     if (value === undefined) return 'U';

@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../tool.ts';
 import type { McpServerConfig } from './config.ts';
 import type { McpLogger } from './logger.ts';
 import { createMcpToolDefinition, mcpOutputSchema, mcpToolName } from './mcp-tool.ts';
+import { retryDelayMs } from './backoff.ts';
 
 export type McpServerState = 'connecting' | 'connected' | 'reconnecting' | 'down' | 'disabled' | 'closed';
 
@@ -38,7 +39,7 @@ export interface McpServerStatus {
 }
 
 export interface McpReconnectOptions {
-  /** Delay before the first retry, in ms. Default 500. Doubles after each failure. */
+  /** Delay before the first retry, in ms. Default 500. Doubles after each failure; each delay is drawn from [half, all] of it (jitter). */
   initialDelayMs?: number;
   /** Ceiling of the retry delay, in ms. Default 30,000. */
   maxDelayMs?: number;
@@ -237,7 +238,7 @@ export class McpConnection {
       this.changed();
       return;
     }
-    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** (this.failedAttempts - 1));
+    const delay = retryDelayMs(this.failedAttempts, { initialDelayMs, maxDelayMs });
     this.state = 'reconnecting';
     this.options.logger[log]({ server: this.name, err: this.lastError, retryInMs: delay }, `MCP server ${what}; retrying`);
     this.retryTimer = setTimeout(() => {
