@@ -30,7 +30,7 @@ import { createWriteTool } from './write.ts';
 export type { BuiltinToolLimits } from './limits.ts';
 export { DEFAULT_LIMITS } from './limits.ts';
 export { WorkspaceError, type WorkspaceErrorReason } from './workspace-error.ts';
-export { diffHunks, applyHunks, NO_NEWLINE_MARKER, type DiffHunk } from './diff-hunks.ts';
+export { diffHunks, NO_NEWLINE_MARKER, type DiffHunk } from './diff-hunks.ts';
 
 export interface BuiltinToolsOptions {
   /**

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyHunks, diffHunks, NO_NEWLINE_MARKER } from '../../src/tools/diff-hunks.ts';
+import { applyPatch } from 'diff';
+import { diffHunks, NO_NEWLINE_MARKER, type DiffHunk } from '../../src/tools/diff-hunks.ts';
+
+/** Applies hunks as the unified diff they stand for, with jsdiff: a hunk that does not apply fails. */
+function applyHunks(before: string, hunks: readonly DiffHunk[]): string {
+  const text = hunks.map((h) => `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@\n${h.lines.join('\n')}\n`).join('');
+  const after = applyPatch(before, `--- a\n+++ b\n${text}`);
+  if (after === false) throw new Error('the hunks do not apply');
+  return after;
+}
 
 const lines = (n: number, tag = 'l') => Array.from({ length: n }, (_, i) => `${tag}${i + 1}\n`).join('');
 
