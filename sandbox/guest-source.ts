@@ -4,7 +4,7 @@
  * evaluates to `installGuest`. Read once per process.
  */
 import { readFileSync } from 'node:fs';
-import { stripTypes } from './quiet-strip.ts';
+import { stripTypes } from './strip-types.ts';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

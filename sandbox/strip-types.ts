@@ -4,8 +4,17 @@
  * the wrapper sits alone on line 0, so compiling with `lineOffset: -1` makes
  * the model's line N line N in every stack trace and syntax error.
  */
-import { stripTypes } from './quiet-strip.ts';
+import amaro from 'amaro';
 import type { SandboxFailure } from '../src/sandbox-runtime.ts';
+
+/**
+ * Erases TypeScript types, positions preserved (types become spaces). amaro
+ * is the stripper Node itself uses; called directly, it prints no
+ * ExperimentalWarning and needs no patching of `process.emitWarning`.
+ */
+export function stripTypes(source: string): string {
+  return amaro.transformSync(source, { mode: 'strip-only' }).code;
+}
 
 export type StripResult = { ok: true; js: string } | { ok: false; failure: SandboxFailure };
 
@@ -18,11 +27,14 @@ export async function stripProgram(code: string, filename: string): Promise<Stri
     return { ok: true, js: stripTypes(wrapped) };
   } catch (error) {
     const codeOf = (error as { code?: unknown }).code;
-    const reason = error instanceof Error ? error.message : String(error);
-    const where = await locate(wrapped, codeOf === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX');
+    // amaro throws plain { code, message } objects, not Errors.
+    const thrown = (error as { message?: unknown } | null)?.message;
+    const reason = typeof thrown === 'string' ? thrown : String(error);
+    const unsupported = codeOf === 'UnsupportedSyntax';
+    const where = await locate(wrapped, unsupported);
     const at = where === undefined ? '' : ` (${filename}:${where.line}:${where.column})`;
     const message =
-      codeOf === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX'
+      unsupported
         ? `${reason}${at}: only erasable TypeScript runs here (type annotations, interfaces, generics, \`as\`, \`satisfies\`); use a union of string literals or a plain object instead of an enum, plain objects instead of namespaces, and ordinary fields instead of parameter properties`
         : `SyntaxError: ${where?.message ?? reason}${at}`;
     return { ok: false, failure: { kind: 'syntax', message, ...(where === undefined ? {} : { line: where.line, column: where.column }) } };
@@ -36,7 +48,7 @@ interface Location {
 }
 
 /**
- * Node's stripper reports no position, so the TypeScript parser (loaded only
+ * The stripper reports no position, so the TypeScript parser (loaded only
  * on this failure path) finds one: the first parse diagnostic, or the first
  * non-erasable construct.
  */
