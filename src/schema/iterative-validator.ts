@@ -4,6 +4,12 @@
  * schemas overflow the stack there; `createValidator` routes those here. It is
  * also how exact oneOf match counts are computed (ajv stops counting at two).
  * Same semantics and wording as the ajv engine.
+ *
+ * Why a second engine rather than ajv alone with a depth bound at
+ * registration: a bound would remove only the first reason. ajv also skips a
+ * property named `__proto__` (a legal property and tool name here, so its
+ * schema would silently go unchecked), and it stops counting `oneOf` matches
+ * at two, while the violation says how many branches matched.
  */
 import { appendIndex, appendKey } from '../json-path.ts';
 import type { JsonSchemaNode } from './types.ts';
