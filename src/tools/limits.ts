@@ -35,6 +35,41 @@ export interface BuiltinToolLimits {
    * ends with an "N more" note.
    */
   renderPageSize?: number;
+  /**
+   * grep and glob: longest pattern, in characters (UTF-16 code units),
+   * applying to grep's `pattern` and `glob` and to glob's `pattern`. Default
+   * 1,000. Over it the call fails (`TOOL_FAILED`, reason `invalid-argument`)
+   * before anything is compiled.
+   */
+  maxPatternChars?: number;
+  /**
+   * grep and glob: deepest nesting of groups (regex) or of groups, extglobs
+   * and braces (glob), in levels. Default 20. Over it the call fails
+   * (`TOOL_FAILED`, reason `invalid-argument`) before anything is compiled:
+   * V8's regexp compiler aborts the process on a few thousand levels, and
+   * picomatch's compile time grows with about the cube of the nesting.
+   */
+  maxPatternDepth?: number;
+  /**
+   * grep and glob: the deadline of one call, in ms, covering the wait for a
+   * search worker, compiling, walking and matching. Default 20,000. Past it
+   * the search worker is terminated (which stops even a regex stuck
+   * backtracking) and the call fails `TOOL_TIMEOUT`. A shorter deadline of
+   * the caller (a run's timeoutMs, a cancel) ends it the same way.
+   */
+  searchTimeoutMs?: number;
+  /**
+   * grep and glob: worker threads that do the matching, at most, in
+   * threads. Default 2. Further calls wait for a free worker; the wait
+   * counts against their deadline.
+   */
+  searchWorkers?: number;
+  /**
+   * grep and glob: heap of one search worker, in MiB. Default 256. A call
+   * past it fails (`TOOL_FAILED`, reason `too-large`); the worker is
+   * replaced and the host is unaffected.
+   */
+  searchWorkerHeapMiB?: number;
 }
 
 export type ResolvedLimits = Required<BuiltinToolLimits>;
@@ -46,6 +81,11 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   maxGrepFileBytes: 10 * 1024 * 1024,
   maxResults: 10_000,
   renderPageSize: 100,
+  maxPatternChars: 1000,
+  maxPatternDepth: 20,
+  searchTimeoutMs: 20_000,
+  searchWorkers: 2,
+  searchWorkerHeapMiB: 256,
 });
 
 export function resolveLimits(limits: BuiltinToolLimits = {}): ResolvedLimits {
