@@ -55,7 +55,6 @@ export function createGlobTool({ workspace, limits, ignoreDirectories, search }:
       },
     },
     isConcurrencySafe: () => true,
-    timeoutMs: limits.searchTimeoutMs,
     async execute(args, exec) {
       checkGlobPattern('pattern', args.pattern, limits);
       const pattern = args.pattern.replace(/^(\.\/)+/, '');

@@ -62,7 +62,6 @@ export function createGrepTool({ workspace, limits, ignoreDirectories, search }:
       },
     },
     isConcurrencySafe: () => true,
-    timeoutMs: limits.searchTimeoutMs,
     async execute(args, exec) {
       const flags = args.ignoreCase === true ? 'i' : '';
       checkRegexPattern(args.pattern, flags, limits);

@@ -20,7 +20,7 @@
  * Hostile input is expected: absolute paths are refused with one message
  * (no probing for the host location), FIFOs, sockets and devices are refused
  * before they are opened, and grep/glob patterns are capped before compiling
- * and matched in worker threads under a per-call deadline (`TOOL_TIMEOUT`).
+ * and matched in worker threads under a time limit (`TOOL_TIMEOUT`).
  */
 import type { AnyToolDefinition } from '../tool.ts';
 import { createEditTool } from './edit.ts';
@@ -68,7 +68,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyToolDefinit
     workspace: openWorkspace(options.workspace),
     limits,
     ignoreDirectories: new Set(options.ignoreDirectories ?? DEFAULT_IGNORE_DIRECTORIES),
-    search: createSearchPool({ maxWorkers: limits.searchWorkers, heapMiB: limits.searchWorkerHeapMiB }),
+    search: createSearchPool({ timeoutMs: limits.searchTimeoutMs, maxWorkers: limits.searchWorkers, heapMiB: limits.searchWorkerHeapMiB }),
   };
   return [
     createReadTool(context),

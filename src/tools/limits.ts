@@ -51,11 +51,12 @@ export interface BuiltinToolLimits {
    */
   maxPatternDepth?: number;
   /**
-   * grep and glob: the deadline of one call, in ms, covering the wait for a
-   * search worker, compiling, walking and matching. Default 20,000. Past it
-   * the search worker is terminated (which stops even a regex stuck
-   * backtracking) and the call fails `TOOL_TIMEOUT`. A shorter deadline of
-   * the caller (a run's timeoutMs, a cancel) ends it the same way.
+   * grep and glob: time one call's search may run in its worker thread, in
+   * ms (compiling, walking, reading and matching; not the wait for a free
+   * worker or a thread's start-up). Default 20,000. Past it the worker is
+   * terminated (which stops even a regex stuck backtracking) and the call
+   * fails `TOOL_TIMEOUT`. The caller's signal (a run's end or timeoutMs, a
+   * cancel) stops it the same way at any time, waiting included.
    */
   searchTimeoutMs?: number;
   /**

@@ -3,9 +3,12 @@
  * event loop. Matching a hostile regex or glob can backtrack for hours and
  * cannot be interrupted from inside; terminating its worker can (measured: a
  * worker stuck in `^(a+)+$` stops within a few ms of terminate()). So a job
- * ends when its signal fires (the call's deadline, the run's end, a cancel):
+ * ends when its signal fires (the run's end, a cancel, a caller's deadline):
  * a queued job is dropped, a running one has its worker terminated, and the
- * promise rejects with the signal's reason once the worker is gone.
+ * promise rejects with the signal's reason once the worker is gone. A job
+ * also ends when it has run `timeoutMs` in its worker (counted from when the
+ * worker begins it, so neither the wait for a free worker nor a thread's
+ * start-up counts): it then rejects `TOOL_TIMEOUT`.
  *
  * Workers start on first use and are kept for the next job (a fresh thread
  * costs tens of ms of CPU); idle ones do not keep the process alive and are
@@ -15,9 +18,12 @@
 import { Worker } from 'node:worker_threads';
 import type { SearchJob, SearchValue } from './search-jobs.ts';
 import type { SearchReply, SearchRequest } from './search-worker.ts';
+import { PtcError } from '../errors.ts';
 import { WorkspaceError } from './workspace-error.ts';
 
 export interface SearchPoolOptions {
+  /** Time one job may run in its worker, ms; past it the worker is terminated and the job fails `TOOL_TIMEOUT`. */
+  timeoutMs: number;
   /** Worker threads at most; further jobs wait (their wait counts against their signal). */
   maxWorkers: number;
   /** Old-generation heap of each worker, MiB. */
@@ -46,12 +52,13 @@ interface Slot {
   worker: Worker;
   current?: Pending & { id: number };
   idleTimer?: NodeJS.Timeout;
+  jobTimer?: NodeJS.Timeout;
 }
 
 // The worker is a sibling module: .ts when running from source, .js once built.
 const WORKER_URL = new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
-export function createSearchPool({ maxWorkers, heapMiB, idleMs = 60_000 }: SearchPoolOptions): SearchPool {
+export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_000 }: SearchPoolOptions): SearchPool {
   const slots = new Set<Slot>();
   const queue: Pending[] = [];
   let nextId = 1;
@@ -60,6 +67,7 @@ export function createSearchPool({ maxWorkers, heapMiB, idleMs = 60_000 }: Searc
     const pending = slot.current;
     if (pending === undefined) return;
     slot.current = undefined;
+    clearTimeout(slot.jobTimer);
     pending.signal.removeEventListener('abort', pending.onAbort!);
     if ('value' in outcome) pending.resolve(outcome.value);
     else pending.reject(outcome.error);
@@ -68,6 +76,7 @@ export function createSearchPool({ maxWorkers, heapMiB, idleMs = 60_000 }: Searc
   const retire = (slot: Slot): Promise<void> => {
     slots.delete(slot);
     clearTimeout(slot.idleTimer);
+    clearTimeout(slot.jobTimer);
     return slot.worker.terminate().then(() => undefined);
   };
 
@@ -81,6 +90,10 @@ export function createSearchPool({ maxWorkers, heapMiB, idleMs = 60_000 }: Searc
     const slot: Slot = { worker };
     worker.on('message', (reply: SearchReply) => {
       if (slot.current === undefined || reply.id !== slot.current.id) return;
+      if ('started' in reply) {
+        slot.jobTimer = setTimeout(() => timedOut(slot), timeoutMs);
+        return;
+      }
       settle(slot, reply.ok ? { value: reply.value } : { error: new WorkspaceError(reply.reason, reply.message) });
       idle(slot);
       pump();
@@ -101,6 +114,22 @@ export function createSearchPool({ maxWorkers, heapMiB, idleMs = 60_000 }: Searc
     });
     slots.add(slot);
     return slot;
+  };
+
+  const timedOut = (slot: Slot): void => {
+    const pending = slot.current;
+    if (pending === undefined) return;
+    slot.current = undefined;
+    pending.signal.removeEventListener('abort', pending.onAbort!);
+    void retire(slot).then(() => {
+      pending.reject(
+        new PtcError(
+          'TOOL_TIMEOUT',
+          `the search ran past its ${timeoutMs} ms limit and was stopped: narrow the path or glob, or simplify the pattern (nested quantifiers such as (a+)+ can take forever)`,
+        ),
+      );
+      pump();
+    });
   };
 
   const idle = (slot: Slot): void => {

@@ -14,6 +14,8 @@ export interface SearchRequest {
 }
 
 export type SearchReply =
+  /** Sent when the job begins: the pool's time limit counts from here, not from the thread's start-up. */
+  | { id: number; started: true }
   | { id: number; ok: true; value: Awaited<ReturnType<typeof runSearchJob>> }
   | { id: number; ok: false; reason: WorkspaceError['reason']; message: string };
 
@@ -21,6 +23,7 @@ const port = parentPort;
 if (port === null) throw new Error('search-worker.ts runs only as a worker thread');
 
 port.on('message', (request: SearchRequest) => {
+  port.postMessage({ id: request.id, started: true } satisfies SearchReply);
   runSearchJob(request.job).then(
     (value) => port.postMessage({ id: request.id, ok: true, value } satisfies SearchReply),
     (error: unknown) => {
