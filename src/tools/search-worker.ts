@@ -27,11 +27,19 @@ port.on('message', (request: SearchRequest) => {
   runSearchJob(request.job).then(
     (value) => port.postMessage({ id: request.id, ok: true, value } satisfies SearchReply),
     (error: unknown) => {
-      // Only refusals cross back with their text; anything else is described without host detail.
+      // Only refusals and the regex engine's own overflow cross back with their text (neither holds a
+      // host path); anything else is described without detail.
       const reply: SearchReply =
         error instanceof WorkspaceError
           ? { id: request.id, ok: false, reason: error.reason, message: error.message }
-          : { id: request.id, ok: false, reason: 'io-error', message: 'the search failed unexpectedly: try again or narrow the path' };
+          : error instanceof RangeError
+            ? {
+                id: request.id,
+                ok: false,
+                reason: 'invalid-argument',
+                message: `the pattern overflowed the regex engine on a long line (RangeError: ${error.message}): simplify the pattern or narrow the path`,
+              }
+            : { id: request.id, ok: false, reason: 'io-error', message: 'the search failed unexpectedly: try again or narrow the path' };
       port.postMessage(reply);
     },
   );
