@@ -4,7 +4,7 @@
  * never entered; symbolic links are listed but not followed; FIFOs, sockets
  * and devices are not listed. Only the part of the tree below the pattern's
  * literal prefix is walked. The pattern is capped before compiling and
- * matched in a worker thread (search-jobs.ts) under the call's deadline.
+ * matched in a worker thread (search-jobs.ts) under the search time limit.
  */
 import picomatch from 'picomatch';
 import { textContent } from '../content.ts';

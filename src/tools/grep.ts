@@ -4,8 +4,8 @@
  * limit, special files, ignored directories, and symbolic links leading
  * outside the workspace. The pattern (and glob) are capped before compiling;
  * the search itself runs in a worker thread (search-jobs.ts), so a pattern
- * that backtracks forever holds a worker, not the host, until the call's
- * deadline terminates it.
+ * that backtracks forever holds a worker, not the host, until the search
+ * time limit or the caller's signal terminates it.
  */
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';

@@ -34,7 +34,7 @@ export interface SearchPoolOptions {
 
 export interface SearchPool {
   run(job: SearchJob, signal: AbortSignal): Promise<SearchValue>;
-  /** Terminates every worker; running jobs reject. For tests and shutdown. */
+  /** Terminates every worker; running and queued jobs reject, later ones too. For tests and shutdown. */
   close(): Promise<void>;
   /** Worker threads alive now. */
   readonly size: number;
@@ -62,6 +62,7 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
   const slots = new Set<Slot>();
   const queue: Pending[] = [];
   let nextId = 1;
+  let closed = false;
 
   const settle = (slot: Slot, outcome: { value: SearchValue } | { error: unknown }): void => {
     const pending = slot.current;
@@ -162,7 +163,7 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
   };
 
   const pump = (): void => {
-    while (queue.length > 0) {
+    while (queue.length > 0 && !closed) {
       let free: Slot | undefined;
       for (const slot of slots) if (slot.current === undefined) free = slot;
       if (free === undefined && slots.size < maxWorkers) free = spawn();
@@ -181,6 +182,10 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
           reject(signal.reason);
           return;
         }
+        if (closed) {
+          reject(new WorkspaceError('io-error', 'the search pool is closed: the tools are shutting down'));
+          return;
+        }
         const pending: Pending = { job, signal, resolve, reject };
         // Queued: cancelling just drops it.
         pending.onAbort = () => {
@@ -195,6 +200,11 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
       });
     },
     async close() {
+      closed = true;
+      for (const pending of queue.splice(0)) {
+        pending.signal.removeEventListener('abort', pending.onAbort!);
+        pending.reject(new WorkspaceError('io-error', 'the search pool is closed: the tools are shutting down'));
+      }
       await Promise.all([...slots].map(retire));
     },
   };
