@@ -89,6 +89,8 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   searchWorkerHeapMiB: 256,
 });
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 export function resolveLimits(limits: BuiltinToolLimits = {}): ResolvedLimits {
   const out = { ...DEFAULT_LIMITS };
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof ResolvedLimits)[]) {
@@ -98,6 +100,10 @@ export function resolveLimits(limits: BuiltinToolLimits = {}): ResolvedLimits {
       throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
     }
     out[key] = value;
+  }
+  // A Node timer longer than this fires at once instead.
+  if (out.searchTimeoutMs > MAX_TIMER_MS) {
+    throw new RangeError(`limits.searchTimeoutMs must be at most ${MAX_TIMER_MS} ms, got ${out.searchTimeoutMs}`);
   }
   return out;
 }

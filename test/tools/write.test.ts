@@ -81,6 +81,9 @@ describe('createBuiltinTools options', () => {
     expect(() => createBuiltinTools({ workspace: h.root, limits: { readPageLines: 1.5 } })).toThrow(
       'limits.readPageLines must be a positive integer, got 1.5',
     );
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { searchTimeoutMs: 2 ** 31 } })).toThrow(
+      'limits.searchTimeoutMs must be at most 2147483647 ms, got 2147483648',
+    );
   });
 
   it('registers exactly the five tools with their model-visible schemas', () => {
