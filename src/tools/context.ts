@@ -1,5 +1,6 @@
 /** What every built-in tool is built from: the opened workspace and resolved limits. */
 import type { ResolvedLimits } from './limits.ts';
+import type { SearchPool } from './search-pool.ts';
 import type { Workspace } from './workspace-path.ts';
 
 export interface ToolContext {
@@ -7,6 +8,8 @@ export interface ToolContext {
   limits: ResolvedLimits;
   /** Directory names glob and grep never descend into. */
   ignoreDirectories: ReadonlySet<string>;
+  /** Where grep and glob match: worker threads, off the host's event loop. */
+  search: SearchPool;
 }
 
 /** The `file_path` argument of read, write and edit. */

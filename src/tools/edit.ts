@@ -3,14 +3,13 @@
  * must occur exactly once unless `replace_all` is set; replacement text is
  * literal (no `$&`-style patterns). Exclusive: never overlaps other calls.
  */
-import { writeFile } from 'node:fs/promises';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { diffHunks } from './diff-hunks.ts';
-import { readTextFile, tooLarge } from './text-file.ts';
-import { WorkspaceError, fsFailure } from './workspace-error.ts';
+import { readTextFile, tooLarge, writeTextFile } from './text-file.ts';
+import { WorkspaceError } from './workspace-error.ts';
 
 export function createEditTool({ workspace, limits }: ToolContext) {
   const parameters = {
@@ -68,11 +67,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
       const after = replaceLiteral(before, oldString, newString, args.replace_all === true);
       const size = Buffer.byteLength(after, 'utf8');
       if (size > limits.maxEditBytes) throw tooLarge(target.display, size, limits.maxEditBytes);
-      try {
-        await writeFile(target.absolute, after, { encoding: 'utf8', signal: exec.signal });
-      } catch (error) {
-        throw fsFailure(error, target.display, 'write');
-      }
+      await writeTextFile(target.absolute, target.display, after, exec.signal);
       return { path: target.display, before, after };
     },
   });

@@ -1,8 +1,10 @@
 /**
  * `glob`: files whose path (relative to `path`) matches a picomatch pattern.
  * Dotfiles match like any file; `.git` and `node_modules` (configurable) are
- * never entered; symbolic links are listed but not followed. Only the part of
- * the tree below the pattern's literal prefix is walked.
+ * never entered; symbolic links are listed but not followed; FIFOs, sockets
+ * and devices are not listed. Only the part of the tree below the pattern's
+ * literal prefix is walked. The pattern is capped before compiling and
+ * matched in a worker thread (search-jobs.ts) under the search time limit.
  */
 import picomatch from 'picomatch';
 import { textContent } from '../content.ts';
@@ -10,10 +12,11 @@ import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import type { ToolContext } from './context.ts';
 import { renderPage } from './paging.ts';
-import { walkFiles } from './walk.ts';
+import { checkGlobPattern } from './pattern-caps.ts';
+import type { GlobJob } from './search-jobs.ts';
 import { WorkspaceError } from './workspace-error.ts';
 
-export function createGlobTool({ workspace, limits, ignoreDirectories }: ToolContext) {
+export function createGlobTool({ workspace, limits, ignoreDirectories, search }: ToolContext) {
   const parameters = {
     pattern: { type: 'string', required: true, description: 'Glob pattern, relative to path.' },
     path: { type: 'string', description: 'Directory to search in, relative to the workspace root. Default: the root.' },
@@ -53,6 +56,7 @@ export function createGlobTool({ workspace, limits, ignoreDirectories }: ToolCon
     },
     isConcurrencySafe: () => true,
     async execute(args, exec) {
+      checkGlobPattern('pattern', args.pattern, limits);
       const pattern = args.pattern.replace(/^(\.\/)+/, '');
       if (pattern === '') throw new WorkspaceError('invalid-argument', 'pattern is empty: pass a glob such as "**/*.ts"');
       if (pattern.startsWith('/')) {
@@ -70,14 +74,16 @@ export function createGlobTool({ workspace, limits, ignoreDirectories }: ToolCon
       const start = scanned.base === '' ? base : await resolveOptional(workspace, join(scanned.base));
       if (start === undefined || !start.isDirectory) return { paths: [] };
       const prefix = scanned.base === '' ? '' : `${scanned.base}/`;
-      const matches = picomatch(pattern, { dot: true });
-      const paths: string[] = [];
-      for await (const entry of walkFiles(start, { ignoreDirectories, signal: exec.signal })) {
-        if (!matches(prefix + entry.relative)) continue;
-        paths.push(entry.display);
-        if (paths.length >= limits.maxResults) break;
-      }
-      paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const job: GlobJob = {
+        kind: 'glob',
+        root: workspace.root,
+        start,
+        prefix,
+        pattern,
+        ignoreDirectories: [...ignoreDirectories],
+        maxResults: limits.maxResults,
+      };
+      const { paths } = (await search.run(job, exec.signal)) as { paths: string[] };
       return { paths };
     },
   });

@@ -10,13 +10,17 @@
  *
  * Paths in values and messages are workspace-relative (`/`-separated); the
  * host location of the workspace is never shown. Rules (workspace-path.ts):
- * no `..` escape, no absolute path outside, no symbolic link leading out.
+ * no `..` climbing above the root, no absolute path, no symbolic link leading out.
  * Binary files (a NUL in the first 8,000 bytes) are refused by read/write/
  * edit and skipped by grep. read/glob/grep are concurrency-safe; write/edit
  * are exclusive. write/edit declare `presentationMeta` = the applied diff
  * hunks (diff-hunks.ts), computed by the registry for outer calls only.
  * Failures are thrown `WorkspaceError`s (with a `reason`), which the registry
  * reports as `TOOL_FAILED` carrying the message. Caps: see limits.ts.
+ * Hostile input is expected: absolute paths are refused with one message
+ * (no probing for the host location), FIFOs, sockets and devices are refused
+ * before they are opened, and grep/glob patterns are capped before compiling
+ * and matched in worker threads under a time limit (`TOOL_TIMEOUT`).
  */
 import type { AnyToolDefinition } from '../tool.ts';
 import { createEditTool } from './edit.ts';
@@ -24,6 +28,7 @@ import { createGlobTool } from './glob.ts';
 import { createGrepTool } from './grep.ts';
 import { type BuiltinToolLimits, resolveLimits } from './limits.ts';
 import { createReadTool } from './read.ts';
+import { createSearchPool } from './search-pool.ts';
 import { openWorkspace } from './workspace-path.ts';
 import { createWriteTool } from './write.ts';
 
@@ -58,10 +63,12 @@ export const DEFAULT_IGNORE_DIRECTORIES: readonly string[] = Object.freeze(['.gi
  * its own module (`read.ts`, …) and in the generated typings.
  */
 export function createBuiltinTools(options: BuiltinToolsOptions): AnyToolDefinition[] {
+  const limits = resolveLimits(options.limits);
   const context = {
     workspace: openWorkspace(options.workspace),
-    limits: resolveLimits(options.limits),
+    limits,
     ignoreDirectories: new Set(options.ignoreDirectories ?? DEFAULT_IGNORE_DIRECTORIES),
+    search: createSearchPool({ timeoutMs: limits.searchTimeoutMs, maxWorkers: limits.searchWorkers, heapMiB: limits.searchWorkerHeapMiB }),
   };
   return [
     createReadTool(context),

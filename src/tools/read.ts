@@ -3,13 +3,13 @@
  * so memory stays bounded by the page whatever the file size; `totalLines`
  * still counts the whole file.
  */
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
-import { BINARY_SNIFF_BYTES, binaryFileError, looksBinary, truncatedMarker } from './text-file.ts';
+import { BINARY_SNIFF_BYTES, binaryFileError, looksBinary, openRegularFile, truncatedMarker } from './text-file.ts';
 import { WorkspaceError, fsFailure } from './workspace-error.ts';
 
 export function createReadTool({ workspace, limits }: ToolContext) {
@@ -135,12 +135,12 @@ async function readPage(
 
   let handle: FileHandle;
   try {
-    handle = await open(absolute, 'r');
+    // resolveExisting already refused special files; this covers a swap since.
+    handle = await openRegularFile(absolute, display, 'read');
   } catch (error) {
     throw fsFailure(error, display, 'read');
   }
   try {
-    if (!(await handle.stat()).isFile()) throw new WorkspaceError('not-a-file', `"${display}" is not a regular file: pass a file path`);
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const decoder = new StringDecoder('utf8');
     let position = 0;

@@ -2,8 +2,49 @@
  * Text-file helpers shared by the tools: binary detection, whole-file reads
  * for write/edit (bounded, strict UTF-8), and long-line truncation.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { WorkspaceError, fsFailure } from './workspace-error.ts';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { WorkspaceError, fsFailure, specialFileError } from './workspace-error.ts';
+
+/**
+ * Open flags for reading a file that was checked to be regular. O_NONBLOCK
+ * covers the race where it is swapped for a FIFO after the check: open()
+ * then returns at once instead of blocking a host thread until a writer
+ * comes; the fstat right after refuses it. On a regular file it changes
+ * nothing.
+ */
+export const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+/** Same for writing; no O_TRUNC, so nothing is cut before the fstat has passed. */
+const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_NONBLOCK;
+
+/** Opens `absolute` (read or write) and refuses it unless it is a regular file; closes it on refusal. */
+export async function openRegularFile(absolute: string, display: string, mode: 'read' | 'write'): Promise<FileHandle> {
+  const handle = await open(absolute, mode === 'read' ? READ_FLAGS : WRITE_FLAGS, 0o666);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw info.isDirectory() ? new WorkspaceError('not-a-file', `"${display}" is a directory, not a file: pass a file path`) : specialFileError(display, info);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** Replaces the whole content of a regular file (created when missing); refuses anything else. */
+export async function writeTextFile(absolute: string, display: string, content: string, signal: AbortSignal): Promise<void> {
+  try {
+    signal.throwIfAborted();
+    const handle = await openRegularFile(absolute, display, 'write');
+    try {
+      await handle.truncate(0);
+      await handle.writeFile(content, { encoding: 'utf8', signal });
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw fsFailure(error, display, 'write');
+  }
+}
 
 /** Bytes inspected for a NUL byte, as git does. */
 export const BINARY_SNIFF_BYTES = 8000;
@@ -39,10 +80,14 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export async function readTextFile(absolute: string, display: string, maxBytes: number, signal: AbortSignal): Promise<string> {
   let bytes: Buffer;
   try {
-    const info = await stat(absolute);
-    if (!info.isFile()) throw new WorkspaceError('not-a-file', `"${display}" is not a regular file: pass a file path`);
-    if (info.size > maxBytes) throw tooLarge(display, info.size, maxBytes);
-    bytes = await readFile(absolute, { signal });
+    const handle = await openRegularFile(absolute, display, 'read');
+    try {
+      const { size } = await handle.stat();
+      if (size > maxBytes) throw tooLarge(display, size, maxBytes);
+      bytes = await handle.readFile({ signal });
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     throw fsFailure(error, display, 'read');
   }

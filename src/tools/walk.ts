@@ -1,7 +1,8 @@
 /**
  * The directory walk under glob and grep: depth-first, entries in name
  * order, never following symbolic links (no cycles, no escapes), skipping
- * ignored directory names, and checking the signal before every entry.
+ * ignored directory names and special files (FIFOs, sockets, devices), and
+ * checking the signal before every entry.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,7 +24,7 @@ export interface WalkOptions {
   signal: AbortSignal;
 }
 
-/** Yields every non-directory entry below `start` (a real directory path). */
+/** Yields every regular file and symbolic link below `start` (a real directory path). */
 export async function* walkFiles(
   start: { absolute: string; display: string },
   { ignoreDirectories, signal }: WalkOptions,
@@ -51,6 +52,8 @@ export async function* walkFiles(
         if (!ignoreDirectories.has(entry.name)) subdirs.push({ absolute, relative });
         continue;
       }
+      // FIFOs, sockets and devices are not listed: no tool may open them.
+      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
       yield { absolute, display: prefix + relative, relative, isSymbolicLink: entry.isSymbolicLink() };
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]);

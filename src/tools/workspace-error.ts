@@ -5,10 +5,13 @@
  * Messages name only the model's own path or workspace-relative paths, never
  * the host location of the workspace.
  */
+import type { Stats } from 'node:fs';
+
 export type WorkspaceErrorReason =
   /** `..`, an absolute path elsewhere, or a symbolic link leading out. */
   | 'outside-workspace'
   | 'not-found'
+  /** A directory where a file was expected, or a FIFO, socket or device. */
   | 'not-a-file'
   | 'not-a-directory'
   /** A NUL byte in the first 8,000 bytes, or (for write/edit) not valid UTF-8. */
@@ -52,4 +55,25 @@ export function fsFailure(error: unknown, displayPath: string, action: string): 
     default:
       return new WorkspaceError('io-error', `could not ${action} "${displayPath}"${typeof code === 'string' ? ` (${code})` : ''}`);
   }
+}
+
+/** What a non-regular, non-directory entry is, in words. */
+function specialKind(info: Stats): string {
+  if (info.isFIFO()) return 'a named pipe (FIFO)';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isSymbolicLink()) return 'a symbolic link';
+  return 'a special file';
+}
+
+/**
+ * The refusal for anything but a regular file or a directory, decided before
+ * the entry is opened: opening a FIFO blocks until a writer appears, which
+ * would hold a host thread for as long as nobody writes.
+ */
+export function specialFileError(display: string, info: Stats): WorkspaceError {
+  return new WorkspaceError(
+    'not-a-file',
+    `"${display}" is ${specialKind(info)}, not a regular file: the workspace tools only use regular files and directories`,
+  );
 }

@@ -1,17 +1,20 @@
 /**
  * Safe path resolution: every path a tool touches stays inside the workspace.
  *
- * Rules, each with its own message: no `..` escape, no absolute path outside
- * the workspace, no symbolic link (anywhere on the path) whose target leads
- * outside. Existing paths are checked by their real path; a path about to be
+ * Rules, each with its own message: no absolute path (one message for all,
+ * inside or outside, so the host location cannot be probed), no `..` that
+ * climbs above the root (even to come back), no symbolic link (anywhere on
+ * the path) whose target leads outside, and nothing but regular files and
+ * directories (a FIFO, socket or device could block the host in open()). Existing paths are checked by their real path; a path about to be
  * created is checked through the real path of its deepest existing ancestor.
  * A check and the later fs call are not atomic: a process racing to swap a
  * directory for a symlink in between is outside this threat model.
  */
+import type { Stats } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { WorkspaceError, fsFailure } from './workspace-error.ts';
+import { WorkspaceError, fsFailure, specialFileError } from './workspace-error.ts';
 
 export interface ResolvedPath {
   /** Where to do the fs call: the real path (existing) or real ancestor + rest (new). Never shown. */
@@ -56,19 +59,26 @@ export function openWorkspace(dir: string): Workspace {
       throw new WorkspaceError('invalid-argument', 'the path is empty: pass a path relative to the workspace root, such as "src/index.ts"');
     }
     if (input.includes('\0')) throw new WorkspaceError('invalid-argument', 'the path contains a NUL character: pass a plain path');
-    const lexicalPath = path.resolve(root, input);
-    if (!contains(lexicalPath)) {
-      if (path.isAbsolute(input)) {
+    // Every absolute path gets the same answer, inside the workspace or not:
+    // accepting the inside ones would let a program confirm where the
+    // workspace lives on the host by trying candidates.
+    if (path.isAbsolute(input)) {
+      throw new WorkspaceError('outside-workspace', `"${input}" is an absolute path: pass a path relative to the workspace root, such as "src/index.ts"`);
+    }
+    // Likewise a path that climbs above the root and comes back ("../ws/x")
+    // would confirm the root's own name: any climb above the root is refused.
+    let depth = 0;
+    for (const segment of input.split(path.sep === '/' ? '/' : /[\\/]/)) {
+      if (segment === '..') depth--;
+      else if (segment !== '.' && segment !== '') depth++;
+      if (depth < 0) {
         throw new WorkspaceError(
           'outside-workspace',
-          `"${input}" is an absolute path outside the workspace: pass a path relative to the workspace root`,
+          `"${input}" leaves the workspace through "..": pass a path inside the workspace, relative to its root`,
         );
       }
-      throw new WorkspaceError(
-        'outside-workspace',
-        `"${input}" leaves the workspace through "..": pass a path inside the workspace, relative to its root`,
-      );
     }
+    const lexicalPath = path.resolve(root, input);
     return { lexicalPath, display: displayOf(lexicalPath) };
   };
 
@@ -91,13 +101,14 @@ export function openWorkspace(dir: string): Workspace {
         throw fsFailure(error, display, 'resolve');
       }
       if (!contains(real)) throw throughSymlink(input);
-      let isDirectory: boolean;
+      let info: Stats;
       try {
-        isDirectory = (await lstat(real)).isDirectory();
+        info = await lstat(real);
       } catch (error) {
         throw fsFailure(error, display, 'stat');
       }
-      return { absolute: real, display, isDirectory };
+      if (!info.isFile() && !info.isDirectory()) throw specialFileError(display, info);
+      return { absolute: real, display, isDirectory: info.isDirectory() };
     },
     async resolveForWrite(input) {
       const { lexicalPath, display } = lexical(input);
@@ -130,8 +141,10 @@ export function openWorkspace(dir: string): Workspace {
       }
       if (!contains(real)) throw throughSymlink(input);
       const exists = rest.length === 0;
-      if (exists && (await lstat(real)).isDirectory()) {
-        throw new WorkspaceError('not-a-file', `"${display}" is a directory, not a file: pass a file path`);
+      if (exists) {
+        const info = await lstat(real);
+        if (info.isDirectory()) throw new WorkspaceError('not-a-file', `"${display}" is a directory, not a file: pass a file path`);
+        if (!info.isFile()) throw specialFileError(display, info);
       }
       return { absolute: path.join(real, ...rest), display, exists };
     },

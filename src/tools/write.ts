@@ -2,14 +2,14 @@
  * `write`: create or replace a whole text file; missing parent directories
  * (inside the workspace) are created. Exclusive: never overlaps other calls.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { diffHunks } from './diff-hunks.ts';
-import { countLines, readTextFile, tooLarge } from './text-file.ts';
+import { countLines, readTextFile, tooLarge, writeTextFile } from './text-file.ts';
 import { fsFailure } from './workspace-error.ts';
 
 export function createWriteTool({ workspace, limits }: ToolContext) {
@@ -55,10 +55,10 @@ export function createWriteTool({ workspace, limits }: ToolContext) {
       const before = target.exists ? await readTextFile(target.absolute, target.display, limits.maxEditBytes, exec.signal) : null;
       try {
         if (!target.exists) await mkdir(path.dirname(target.absolute), { recursive: true });
-        await writeFile(target.absolute, args.content, { encoding: 'utf8', signal: exec.signal });
       } catch (error) {
         throw fsFailure(error, target.display, 'write');
       }
+      await writeTextFile(target.absolute, target.display, args.content, exec.signal);
       return {
         path: target.display,
         operation: before === null ? ('create' as const) : ('update' as const),

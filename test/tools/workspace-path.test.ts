@@ -20,7 +20,7 @@ afterEach(async () => {
 
 const dotdot = (input: string) =>
   `"${input}" leaves the workspace through "..": pass a path inside the workspace, relative to its root`;
-const absolute = (input: string) => `"${input}" is an absolute path outside the workspace: pass a path relative to the workspace root`;
+const absolute = (input: string) => `"${input}" is an absolute path: pass a path relative to the workspace root, such as "src/index.ts"`;
 const viaLink = (input: string) =>
   `"${input}" goes through a symbolic link that leads outside the workspace: only links that stay inside the workspace can be followed`;
 
@@ -37,6 +37,29 @@ describe('paths stay inside the workspace', () => {
 
   it('allows ".." that stays inside', async () => {
     expect(await h.value('read', { file_path: 'sub/../inside.txt' })).toMatchObject({ path: 'inside.txt', totalLines: 1 });
+  });
+
+  it('refuses a ".." that climbs above the root even when it comes back (the root name is not confirmable)', async () => {
+    const name = path.basename(h.root);
+    expect(await h.failure('read', { file_path: `../${name}/inside.txt` })).toBe(dotdot(`../${name}/inside.txt`));
+    expect(await h.failure('read', { file_path: `sub/../../${name}/inside.txt` })).toBe(dotdot(`sub/../../${name}/inside.txt`));
+  });
+
+  it('answers every absolute path alike, inside the workspace or not, existing or not (no oracle for the host location)', async () => {
+    const probes = [path.join(h.root, 'inside.txt'), path.join(h.root, 'missing.txt'), h.root, path.join(outside, 'secret.txt'), '/nonexistent/x'];
+    for (const probe of probes) {
+      for (const [name, args] of [
+        ['read', { file_path: probe }],
+        ['write', { file_path: probe, content: 'x' }],
+        ['edit', { file_path: probe, old_string: 'a', new_string: 'b' }],
+        ['grep', { pattern: 'x', path: probe }],
+        ['glob', { pattern: '*', path: probe }],
+      ] as const) {
+        const result = await h.call(name, args);
+        expect(result.isError && result.error.message, `${name} ${probe}`).toBe(absolute(probe));
+      }
+    }
+    expect(await readFile(path.join(h.root, 'inside.txt'), 'utf8')).toBe('hello\n');
   });
 
   it('refuses absolute paths outside', async () => {

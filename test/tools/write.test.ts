@@ -30,9 +30,12 @@ describe('write', () => {
     expect(await readFile(path.join(h.root, 'f.txt'), 'utf8')).toBe('a\nB\nc\n');
   });
 
-  it('accepts an absolute path inside the workspace and reports it relative', async () => {
-    const value = await h.value('write', { file_path: path.join(h.root, 'abs.txt'), content: 'x' });
-    expect(value).toEqual({ path: 'abs.txt', operation: 'create', before: null, after: 'x' });
+  it('refuses an absolute path even inside the workspace (the same answer as outside: no oracle)', async () => {
+    const target = path.join(h.root, 'abs.txt');
+    expect(await h.failure('write', { file_path: target, content: 'x' })).toBe(
+      `"${target}" is an absolute path: pass a path relative to the workspace root, such as "src/index.ts"`,
+    );
+    await expect(readFile(target)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('writes through a symlink that stays inside the workspace', async () => {
@@ -77,6 +80,9 @@ describe('createBuiltinTools options', () => {
     );
     expect(() => createBuiltinTools({ workspace: h.root, limits: { readPageLines: 1.5 } })).toThrow(
       'limits.readPageLines must be a positive integer, got 1.5',
+    );
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { searchTimeoutMs: 2 ** 31 } })).toThrow(
+      'limits.searchTimeoutMs must be at most 2147483647 ms, got 2147483648',
     );
   });
 
