@@ -62,6 +62,9 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     throw new TypeError(`typecheck '${typecheck}' needs a typings service: pass typings, or set typecheck to 'off'`);
   }
 
+  // The checker's threads load TypeScript now rather than on the first run's clock.
+  if (typecheck !== 'off') typings?.warm?.();
+
   const disposers = [registry.hook('tools/execute', commitOrderHook)];
   if (mode === 'code') {
     disposers.push(
