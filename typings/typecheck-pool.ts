@@ -81,7 +81,7 @@ export function defaultTypecheckThreads(): number {
 // types); built to dist/ it is typecheck-pool.js and starts the compiled typecheck-worker.js.
 const WORKER_URL = new URL(`./typecheck-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
-const SIMPLIFY = "simplify the program's types (huge unions, mapped or template-literal types over many members) and run it again";
+const SIMPLIFY = 'simplify the program (very deep nesting; huge unions, mapped or template-literal types over many members) and run it again';
 
 interface Job {
   id: number;
