@@ -33,12 +33,15 @@ export interface TypecheckPoolOptions extends TypecheckerOptions {
    * 100 ms while a check runs; V8's own limit for the worker is twice this. Default 512.
    */
   heapMiB?: number;
-  /** Longest one check may take, ms, queueing included; a run's own deadline can only shorten it. Default 10,000. */
+  /**
+   * Longest one check may run on a worker, ms. Default 10,000. The run's share of its own
+   * `timeoutMs` bounds the whole wait too, waiting for a free or starting worker included.
+   */
   timeoutMs?: number;
 }
 
 export interface CheckBudget {
-  /** The check's share of the run's time, ms; the pool's `timeoutMs` caps it. */
+  /** The check's share of the run's time, ms, from the request on; the pool's `timeoutMs` caps the time on a worker. Default: the pool's `timeoutMs`. */
   timeoutMs?: number;
   /** The run's signal: aborting it ends the check (and its worker). */
   signal?: AbortSignal;
@@ -88,7 +91,10 @@ interface Job {
   code: string;
   typings: string;
   typingsVersion: number;
-  timer: NodeJS.Timeout;
+  /** The run's share, ms, counted from the request: waiting for a worker spends it too. */
+  budgetMs: number;
+  submittedAt: number;
+  timer: NodeJS.Timeout | undefined;
   /** Measures the worker's heap while the job runs on one. */
   heapPoll: NodeJS.Timeout | undefined;
   signal: AbortSignal | undefined;
@@ -236,6 +242,11 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     );
   }
 
+  function expire(job: Job, afterMs: number, budgetMs: number): NodeJS.Timeout {
+    const error = new TypecheckIncompleteError('timeout', `the type-check did not finish within its ${budgetMs} ms budget; ${SIMPLIFY}`);
+    return setTimeout(() => stop(job, error), Math.max(0, afterMs));
+  }
+
   function pump(): void {
     if (closed) return;
     for (const slot of slots) {
@@ -250,6 +261,10 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
         slot.typingsVersion = job.typingsVersion;
       }
       slot.worker.postMessage(request);
+      // On a worker, the check itself gets at most the pool's own limit, within what is left of the run's share.
+      const left = job.budgetMs - (performance.now() - job.submittedAt);
+      clearTimeout(job.timer);
+      job.timer = left <= maxMs ? expire(job, left, job.budgetMs) : expire(job, maxMs, maxMs);
       job.heapPoll = setInterval(() => measure(slot, job), HEAP_POLL_MS).unref();
     }
     for (let index = 0; index < threads; index++) {
@@ -271,7 +286,8 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       if (closed) return Promise.reject(new TypecheckIncompleteError('unavailable', 'the type-checker is shut down'));
       const signal = budget.signal;
       if (signal?.aborted) return Promise.reject(new TypecheckIncompleteError('aborted', 'the run was cancelled before its type-check'));
-      const budgetMs = Math.max(1, Math.min(maxMs, budget.timeoutMs ?? maxMs));
+      // Waiting for a worker (one starting, or busy) counts against the run's time, not against the pool's limit.
+      const budgetMs = Math.max(1, budget.timeoutMs ?? maxMs);
       warmed = true;
       return new Promise<TypecheckDiagnostic[]>((resolve, reject) => {
         const job: Job = {
@@ -285,11 +301,11 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
           resolve,
           reject,
           onAbort: () => stop(job, new TypecheckIncompleteError('aborted', 'the run was cancelled during its type-check')),
-          timer: setTimeout(
-            () => stop(job, new TypecheckIncompleteError('timeout', `the type-check did not finish within its ${budgetMs} ms budget; ${SIMPLIFY}`)),
-            budgetMs,
-          ),
+          budgetMs,
+          submittedAt: performance.now(),
+          timer: undefined,
         };
+        job.timer = expire(job, budgetMs, budgetMs);
         signal?.addEventListener('abort', job.onAbort, { once: true });
         queue.push(job);
         pump();
