@@ -197,9 +197,11 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
           : new TypecheckIncompleteError('crashed', `the type-checker failed on this program; ${SIMPLIFY}`),
       );
     } else if (!slot.ready) {
-      // It died while starting (a missing build, say): what waits for it would wait forever.
+      // It died while starting (a missing build, say). With no other worker alive or starting,
+      // what waits would wait out its whole budget for nothing: it fails now.
       bootFailed.add(slot.index);
-      for (const waiting of queue.splice(0)) {
+      const othersAlive = slots.some((other) => other !== undefined);
+      for (const waiting of othersAlive ? [] : queue.splice(0)) {
         settle(waiting);
         waiting.reject(new TypecheckIncompleteError('unavailable', 'the type-checker could not start; the service log says why'));
       }
