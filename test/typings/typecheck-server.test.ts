@@ -1,5 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { json, post, startServer, type Running } from '../services/helpers.ts';
+import { ConfigError, loadConfig } from '../../services/config.ts';
+import { json, post, startServer, tempDir, type Running } from '../services/helpers.ts';
 import { HOSTILE_TYPES } from './typecheck-hostile.ts';
 
 let running: Running | undefined;
@@ -40,3 +43,24 @@ it('/healthz answers while a program that explodes the checker is being checked;
   expect(misspelt.error.message).toMatch(/^code run failed \(typecheck\): 1 type error; nothing ran/);
   expect(await json(post(`${url}/v1/run`, { code: 'return 3;' }))).toMatchObject({ isError: false, value: { result: 3 } });
 }, 90_000);
+
+it('the typechecker settings come from the config file, each bounded', async () => {
+  const cwd = await tempDir();
+  const file = path.join(cwd, 'ptc.config.json');
+  await writeFile(file, JSON.stringify({ typecheck: 'enforce', typechecker: { threads: 2, heapMiB: 256, timeoutMs: 5_000 } }));
+  expect(loadConfig({ cwd, env: {} })).toMatchObject({ typecheck: 'enforce', typechecker: { threads: 2, heapMiB: 256, timeoutMs: 5_000 } });
+  await writeFile(file, JSON.stringify({}));
+  expect(loadConfig({ cwd, env: {} }).typechecker).toEqual({});
+  await writeFile(file, JSON.stringify({ typechecker: { heapMiB: 8, threads: 0, workers: 2 } }));
+  const refused = (() => {
+    try {
+      loadConfig({ cwd, env: {} });
+    } catch (error) {
+      return error;
+    }
+  })();
+  expect(refused).toBeInstanceOf(ConfigError);
+  expect((refused as Error).message).toContain('typechecker.heapMiB must be >= 64');
+  expect((refused as Error).message).toContain('typechecker.threads must be >= 1');
+  expect((refused as Error).message).toContain('unknown key "workers" in typechecker');
+});
