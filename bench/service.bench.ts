@@ -6,6 +6,9 @@
  * runs that came back isError), and where /proc exists the CPU time per run
  * of the server, its sandbox children and autocannon (all share the cores).
  * Figures only; nothing is asserted.
+ *
+ * `-- --typecheck enforce` (or `warn`): the trivial program against a server
+ * with type-checking off, then one with it on, and the ratio of their runs/s.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -21,6 +24,8 @@ interface Options {
   duration: number;
   connections: number;
   runtime: string;
+  /** Compare type-checking off with this mode on the trivial program. */
+  typecheck: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -28,7 +33,14 @@ function parseOptions(argv: readonly string[]): Options {
     const at = argv.indexOf(`--${name}`);
     return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
   };
-  return { duration: Number(flag('duration', '20')), connections: Number(flag('connections', '16')), runtime: flag('runtime', 'process') };
+  const typecheck = flag('typecheck', '');
+  if (!['', 'warn', 'enforce'].includes(typecheck)) throw new Error(`--typecheck must be warn or enforce (got ${typecheck})`);
+  return {
+    duration: Number(flag('duration', '20')),
+    connections: Number(flag('connections', '16')),
+    runtime: flag('runtime', 'process'),
+    typecheck: typecheck === '' ? undefined : typecheck,
+  };
 }
 
 const SCENARIOS = [
@@ -67,10 +79,10 @@ function cpuSplit(serverPid: number): { server: number; children: number; load: 
   return { server, children, load };
 }
 
-async function startServer(cwd: string, runtime: string): Promise<{ url: string; pid: number; stop(): Promise<number | null> }> {
+async function startServer(cwd: string, runtime: string, typecheck = 'off'): Promise<{ url: string; pid: number; stop(): Promise<number | null> }> {
   await writeFile(
     path.join(cwd, 'ptc.config.json'),
-    JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn' }),
+    JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn', typecheck }),
   );
   const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', '--max-semi-space-size=16', path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
     cwd,
@@ -100,7 +112,8 @@ async function startServer(cwd: string, runtime: string): Promise<{ url: string;
   };
 }
 
-async function load(url: string, serverPid: number, code: string, options: Options): Promise<void> {
+/** Prints the figures of one load; returns its runs/s. */
+async function load(url: string, serverPid: number, code: string, options: Options): Promise<number> {
   let failedRuns = 0;
   const body = JSON.stringify({ code });
   const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, body };
@@ -131,12 +144,39 @@ async function load(url: string, serverPid: number, code: string, options: Optio
     const per = (key: 'server' | 'children' | 'load') => ((after[key] - before[key]) / runs).toFixed(2);
     console.log(`  CPU ms per run: server ${per('server')}, sandbox children ${per('children')}, autocannon ${per('load')}`);
   }
+  return result.requests.average;
+}
+
+/** The trivial program with type-checking off, then in `mode`, each on a fresh server; prints both and the ratio. */
+async function compareTypecheck(cwd: string, mode: string, options: Options): Promise<void> {
+  const trivial = SCENARIOS[0];
+  console.log(`POST /v1/run, ${options.connections} connections, ${options.duration} s each, runtime ${options.runtime}: ${trivial.name}, typecheck off vs ${mode}`);
+  const rates: number[] = [];
+  for (const typecheck of ['off', mode]) {
+    const server = await startServer(cwd, options.runtime, typecheck);
+    try {
+      console.log(`- typecheck ${typecheck}`);
+      rates.push(await load(server.url, server.pid, trivial.code, options));
+    } finally {
+      const code = await server.stop();
+      if (code !== 0) console.log(`  (server exited with ${code})`);
+    }
+  }
+  console.log(`- typecheck ${mode} / off: ${((rates[1] / rates[0]) * 100).toFixed(0)} % of the runs/s`);
 }
 
 async function run(options: Options = parseOptions(process.argv.slice(2))): Promise<void> {
   const cwd = await mkdtemp(path.join(tmpdir(), 'ptc-bench-service-'));
   await mkdir(path.join(cwd, 'workspace'), { recursive: true });
   await writeFile(path.join(cwd, 'workspace/bench.txt'), 'one\ntwo\nthree\n');
+  if (options.typecheck !== undefined) {
+    try {
+      await compareTypecheck(cwd, options.typecheck, options);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+    return;
+  }
   const server = await startServer(cwd, options.runtime);
   try {
     console.log(`POST /v1/run, ${options.connections} connections, ${options.duration} s each, runtime ${options.runtime}`);

@@ -38,6 +38,16 @@ export interface PoolConfig {
   queueTimeoutMs?: number;
 }
 
+/** The type-checker's worker threads (when `typecheck` is `warn` or `enforce`). */
+export interface TypecheckerConfig {
+  /** Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to 4. */
+  threads?: number;
+  /** Heap budget of each thread, MiB. Default 512; past it the check fails and the thread is replaced. */
+  heapMiB?: number;
+  /** Longest one check may take, ms. Default 10,000; it never outlasts the run's own `timeoutMs` either. */
+  timeoutMs?: number;
+}
+
 export type RuntimeKind = 'in-process' | 'process';
 export type CodeModeKind = 'code' | 'native' | 'both';
 export type TypecheckSetting = 'off' | 'warn' | 'enforce';
@@ -61,6 +71,8 @@ export interface PtcConfig {
   mode: CodeModeKind;
   /** Type-check programs against the typings first: `warn` logs diagnostics, `enforce` fails the run (kind `typecheck`). Default `off`. */
   typecheck: TypecheckSetting;
+  /** The type-checker's threads and budgets; an unset field keeps its default. */
+  typechecker: TypecheckerConfig;
   limits: LimitsConfig;
   /** The `process` runtime's pool; an unset field keeps its default. */
   pool: PoolConfig;
@@ -97,6 +109,15 @@ export const CONFIG_FILE_SCHEMA = {
     runtime: { enum: ['in-process', 'process'] },
     mode: { enum: ['code', 'native', 'both'] },
     typecheck: { enum: ['off', 'warn', 'enforce'] },
+    typechecker: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        threads: { type: 'integer', minimum: 1, maximum: 64 },
+        heapMiB: { type: 'integer', minimum: 64 },
+        timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000 },
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -156,6 +177,7 @@ export interface ConfigFile {
   runtime?: RuntimeKind;
   mode?: CodeModeKind;
   typecheck?: TypecheckSetting;
+  typechecker?: TypecheckerConfig;
   limits?: LimitsConfig;
   pool?: PoolConfig;
   disabledTools?: string[];

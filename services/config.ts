@@ -104,6 +104,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     runtime: oneOf('runtime', pick('runtime'), ['in-process', 'process'], problems) ?? file.runtime ?? DEFAULTS.runtime,
     mode: oneOf('mode', pick('mode'), ['code', 'native', 'both'], problems) ?? file.mode ?? DEFAULTS.mode,
     typecheck: file.typecheck ?? 'off',
+    typechecker: { ...file.typechecker },
     limits: { ...file.limits },
     pool: { ...file.pool },
     disabledTools: [...(file.disabledTools ?? [])],

@@ -56,10 +56,11 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   }
   const runtime = createRuntime(config, options.sandbox !== false);
   const logs = createLogRouter();
+  const typings = createTypingsService({ promptLimits: { ...config.limits }, typecheck: { ...config.typechecker } });
   const codeMode = createCodeModeCore({
     registry,
     runtime,
-    typings: createTypingsService({ promptLimits: { ...config.limits } }),
+    typings,
     limits: config.limits,
     mode: config.mode,
     typecheck: config.typecheck,
@@ -71,6 +72,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     try {
       mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
     } catch (error) {
+      await typings.close?.();
       await runtime.close();
       throw error;
     }
@@ -89,6 +91,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
         // The JSONL sink's close flushes every session (each call already awaited its own flush).
         if ('close' in sink) await sink.close();
         await codeMode.close();
+        await typings.close?.();
         await runtime.close();
       })();
       return closing;

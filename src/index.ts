@@ -133,10 +133,12 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
   } else {
     runtime = choice;
   }
+  // A typings service made here is closed by close() (its checker threads); one you pass stays yours.
+  const ownTypings = options.typings === undefined ? createTypingsService({ promptLimits: { ...options.limits } }) : undefined;
   const core = createCodeModeCore({
     registry: options.registry,
     runtime,
-    typings: options.typings ?? createTypingsService({ promptLimits: { ...options.limits } }),
+    typings: options.typings ?? ownTypings,
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.mode === undefined ? {} : { mode: options.mode }),
     ...(options.typecheck === undefined ? {} : { typecheck: options.typecheck }),
@@ -148,6 +150,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
     prompt: () => core.prompt(),
     async close() {
       await core.close();
+      await ownTypings?.close?.();
       if (owned) await runtime.close();
     },
   };

@@ -3,14 +3,14 @@
  * type-check), with the typings cached by a hash of the schemas.
  */
 import { createHash } from 'node:crypto';
-import type { TypecheckDiagnostic, TypingsService } from '../src/code-mode/typings-service.ts';
+import type { TypecheckBudget, TypecheckDiagnostic, TypingsService } from '../src/code-mode/typings-service.ts';
 import type { ToolSchema } from '../src/tool.ts';
 import { renderTypings } from './generate.ts';
 import { LruCache } from './lru.ts';
 import { fingerprint, prepareTools } from './prepare.ts';
 import { renderPrompt, type PromptLimits } from './prompt.ts';
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from './safe-schema.ts';
-import { createTypechecker, type TypecheckerOptions } from './typecheck.ts';
+import { createTypecheckPool, type TypecheckPoolOptions } from './typecheck-pool.ts';
 
 export interface TypingsServiceOptions {
   /** Bounds applied to untrusted schemas (depth 64, 5,000 nodes a schema, descriptions of 2,000 characters …). */
@@ -21,8 +21,11 @@ export interface TypingsServiceOptions {
   memberCacheSize?: number;
   /** The run limits the prompt states. Default: DESIGN §7's defaults. */
   promptLimits?: Partial<PromptLimits>;
-  /** Bounds on what a check reports (20 diagnostics of up to 2,000 characters). */
-  typecheck?: TypecheckerOptions;
+  /**
+   * The checker's worker threads and budgets (threads: cores − 1, 1 to 4; heap 512 MiB each;
+   * 10,000 ms a check at most), and what a check reports (20 diagnostics of up to 2,000 characters).
+   */
+  typecheck?: TypecheckPoolOptions;
 }
 
 export function createTypingsService(options: TypingsServiceOptions = {}): TypingsService {
@@ -30,7 +33,8 @@ export function createTypingsService(options: TypingsServiceOptions = {}): Typin
   const typingsCache = new LruCache<string, Promise<string>>(options.cacheSize ?? 32);
   const rawCache = new LruCache<string, Promise<string>>(options.cacheSize ?? 32);
   const memberCache = new LruCache<string, string>(options.memberCacheSize ?? 2_000);
-  const checker = createTypechecker(options.typecheck);
+  // No thread starts until the first check or warm(): with type-checking off, none ever does.
+  const checker = createTypecheckPool(options.typecheck);
 
   function typings(schemas: readonly ToolSchema[]): Promise<string> {
     // Fast path: the very same JSON as a recent call, without sanitising it again.
@@ -61,9 +65,12 @@ export function createTypingsService(options: TypingsServiceOptions = {}): Typin
     async prompt(schemas) {
       return renderPrompt(await typings(schemas), options.promptLimits);
     },
-    async check(code: string, schemas: readonly ToolSchema[]): Promise<TypecheckDiagnostic[]> {
-      return checker.check(code, await typings(schemas));
+    async check(code: string, schemas: readonly ToolSchema[], budget?: TypecheckBudget): Promise<TypecheckDiagnostic[]> {
+      // A new catalogue is a new typings string: the pool sends it to each worker once, at its next check.
+      return checker.check(code, await typings(schemas), budget);
     },
+    warm: () => checker.warm(),
+    close: () => checker.close(),
   };
 }
 

@@ -20,7 +20,11 @@ export interface TypecheckerOptions {
 }
 
 export interface Typechecker {
-  /** Diagnostics of `code` (a program body) against `typings`, in the model's own line:column; [] when clean. */
+  /**
+   * Diagnostics of `code` (a program body) against `typings`, in the model's own line:column; [] when clean.
+   * Rejects when the compiler itself fails. It runs on the calling thread: the service runs it in
+   * worker threads under a time and memory budget (typecheck-pool.ts).
+   */
   check(code: string, typings: string): Promise<TypecheckDiagnostic[]>;
 }
 
@@ -126,11 +130,12 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
     async check(code, typings) {
       try {
         return diagnose(code, typings);
-      } catch {
-        // The compiler itself failed (a stack overflow on absurdly nested code, say). The check
-        // is an aid, not a boundary: report nothing, and let the run meet the sandbox's own parser.
+      } catch (error) {
+        // The compiler itself failed (a stack overflow on absurdly nested code, `Map maximum size
+        // exceeded` on exploding types …). The program was not checked: say so, never pass it as clean.
+        // The next check starts from scratch, in case the failure left the old program half-built.
         oldProgram = undefined;
-        return [];
+        throw error;
       }
     },
   };

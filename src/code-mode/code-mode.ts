@@ -34,6 +34,9 @@ export interface CodeModeCoreOptions {
    * Type-check programs against the tool typings before running them.
    * `'warn'` puts diagnostics at the top of the logs; `'enforce'` fails the
    * run (kind `typecheck`) before any tool runs. Default `'off'`; needs `typings`.
+   * The check spends the run's `timeoutMs` (`'warn'`: at most half of it). One
+   * that does not complete fails an `'enforce'` run; under `'warn'` the program
+   * runs with a log line saying it was not checked.
    */
   typecheck?: TypecheckMode;
   /** Every console line of every run as it is logged (progress streaming). Never throws into the run. */
@@ -61,6 +64,9 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   if (typecheck !== 'off' && typings === undefined) {
     throw new TypeError(`typecheck '${typecheck}' needs a typings service: pass typings, or set typecheck to 'off'`);
   }
+
+  // The checker's threads load TypeScript now rather than on the first run's clock.
+  if (typecheck !== 'off') typings?.warm?.();
 
   const disposers = [registry.hook('tools/execute', commitOrderHook)];
   if (mode === 'code') {

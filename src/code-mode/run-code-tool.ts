@@ -9,11 +9,11 @@ import { defineTool } from '../define-tool.ts';
 import { PtcError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxRuntime } from '../sandbox-runtime.ts';
-import type { ToolExec, ToolRegistry } from '../tool.ts';
+import type { ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler } from './scheduler.ts';
-import type { TypingsService } from './typings-service.ts';
+import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
 
 export const RUN_CODE = 'run_code';
 const FILENAME = 'agent.ts';
@@ -61,16 +61,45 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       }
       const schemas = registry.schemas().filter((schema) => schema.name !== RUN_CODE);
       const prelude: string[] = [];
+      let runMs = timeoutMs;
       if (deps.typecheck !== 'off' && deps.typings !== undefined) {
-        const diagnostics = await deps.typings.check(args.code, schemas);
-        if (diagnostics.length > 0 && deps.typecheck === 'enforce') {
-          throw new PtcError('CODE_RUN_FAILED', describeTypecheckFailure(diagnostics, args.code, FILENAME));
-        }
-        for (const d of diagnostics) prelude.push(`[typecheck] ${describeDiagnostic(d, FILENAME)}`);
+        const started = performance.now();
+        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal)));
+        // The check's time is the run's time: what is left of timeoutMs is the program's.
+        runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
       }
-      return runProgram(deps, args.code, timeoutMs, schemas.map((schema) => schema.name), prelude, exec as unknown as ToolExec);
+      return runProgram(deps, args.code, runMs, schemas.map((schema) => schema.name), prelude, exec as unknown as ToolExec);
     },
   });
+}
+
+/**
+ * Type-checks the program within its share of the run's time. `enforce` gets the whole of
+ * `timeoutMs` and fails the run (kind `typecheck`) on diagnostics or on a check that did not
+ * complete; `warn` gets half, so an advisory check never leaves the program without time, and a
+ * check that did not complete becomes one log line saying the program ran unchecked.
+ * Returns the lines to put at the top of the logs.
+ */
+async function typecheckProgram(
+  typings: TypingsService,
+  mode: 'warn' | 'enforce',
+  code: string,
+  schemas: readonly ToolSchema[],
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<string[]> {
+  let diagnostics: TypecheckDiagnostic[];
+  try {
+    diagnostics = await typings.check(code, schemas, { timeoutMs: mode === 'enforce' ? timeoutMs : Math.ceil(timeoutMs / 2), signal });
+  } catch (error) {
+    if (signal.aborted) throw new PtcError('ABORTED', 'run_code was cancelled during its type-check; nothing ran');
+    // Only the pool's own errors are written for the model; anything else could carry host details.
+    const why = error instanceof Error && error.name === 'TypecheckIncompleteError' ? error.message : 'the type-checker failed';
+    if (mode === 'enforce') throw new PtcError('CODE_RUN_FAILED', `code run failed (typecheck): the program could not be type-checked, so nothing ran: ${why}`);
+    return [`[typecheck] not checked, the program ran anyway: ${why}`];
+  }
+  if (diagnostics.length > 0 && mode === 'enforce') throw new PtcError('CODE_RUN_FAILED', describeTypecheckFailure(diagnostics, code, FILENAME));
+  return diagnostics.map((d) => `[typecheck] ${describeDiagnostic(d, FILENAME)}`);
 }
 
 async function runProgram(

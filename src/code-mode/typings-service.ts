@@ -19,6 +19,23 @@ export interface TypingsService {
   typings(schemas: readonly ToolSchema[]): Promise<string>;
   /** Model-facing instructions followed by the typings in a ts block (markdown). */
   prompt(schemas: readonly ToolSchema[]): Promise<string>;
-  /** Type-checks a program body against the typings; [] when clean. */
-  check(code: string, schemas: readonly ToolSchema[]): Promise<TypecheckDiagnostic[]>;
+  /**
+   * Type-checks a program body against the typings; [] when clean. Rejects when the check could
+   * not complete (its budget ran out, the run was cancelled, the checker failed): the program is
+   * then unchecked, never clean. A rejection named `TypecheckIncompleteError` has a message written
+   * for the model; any other is reported without its message.
+   */
+  check(code: string, schemas: readonly ToolSchema[], budget?: TypecheckBudget): Promise<TypecheckDiagnostic[]>;
+  /** Starts the checker ahead of the first check (code mode calls it when type-checking is on). */
+  warm?(): void;
+  /** Releases what the checker holds (its worker threads). */
+  close?(): Promise<void>;
+}
+
+/** What one check may spend: its share of the run's time, and the run's signal. */
+export interface TypecheckBudget {
+  /** Longest the check may take, ms. */
+  timeoutMs?: number;
+  /** The run's signal: the check stops when it fires. */
+  signal?: AbortSignal;
 }

@@ -1,8 +1,9 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
 import { createTypingsService } from '../../typings/service.ts';
+import { HOSTILE_TYPES } from '../typings/typecheck-hostile.ts';
 import { createBench, sharedRuntime, valueOf, type Bench } from './harness.ts';
 
 let bench: Bench;
@@ -54,4 +55,45 @@ it('a clean program runs unchanged under enforce', async () => {
 
 it('typecheck without a typings service is refused at creation', () => {
   expect(() => createCodeModeCore({ registry: createToolRegistry(), runtime: sharedRuntime(), typecheck: 'warn' })).toThrow(/needs a typings service/);
+});
+
+describe('a check that does not complete', () => {
+  it("'enforce' fails a program that explodes the checker (kind typecheck, nothing ran); the next run is checked as usual", async () => {
+    bench = createBench({ typings, typecheck: 'enforce' });
+    bench.registry.register(count);
+    calls = 0;
+    const result = await bench.runCode(`await tools.count({ by: 1 });\n${HOSTILE_TYPES}`, { timeoutMs: 1_000 });
+    expect(calls).toBe(0);
+    expect(result.isError).toBe(true);
+    if (!result.isError) return;
+    expect(result.error.info?.code).toBe('CODE_RUN_FAILED');
+    expect(result.error.message).toMatch(
+      /^code run failed \(typecheck\): the program could not be type-checked, so nothing ran: the type-check did not finish within its 1000 ms budget; simplify the program/,
+    );
+    const misspelt = await bench.runCode('return await tools.cuont({ by: 1 });');
+    expect(misspelt.isError && misspelt.error.message).toMatch(/^code run failed \(typecheck\): 1 type error; nothing ran/);
+    expect(valueOf(await bench.runCode('return await tools.count({ by: 4 });'))).toEqual({ logs: [], result: 4 });
+  }, 60_000);
+
+  it("'enforce' fails a program the checker throws on, where it used to pass unchecked", async () => {
+    bench = createBench({ typings, typecheck: 'enforce' });
+    bench.registry.register(count);
+    calls = 0;
+    const result = await bench.runCode(`await tools.count({ by: 1 });\nreturn ${'('.repeat(50_000)}1${')'.repeat(50_000)};`);
+    expect(calls).toBe(0);
+    expect(result.isError && result.error.message).toBe(
+      'code run failed (typecheck): the program could not be type-checked, so nothing ran: the type-checker failed on this program (RangeError: Maximum call stack size exceeded); simplify the program (very deep nesting; huge unions, mapped or template-literal types over many members) and run it again',
+    );
+  }, 60_000);
+
+  it("'warn' gives the check half the run's time, then runs the program with a line saying it is unchecked", async () => {
+    bench = createBench({ typings, typecheck: 'warn' });
+    bench.registry.register(count);
+    const value = valueOf(await bench.runCode(`${HOSTILE_TYPES}\nconsole.log("ran");\nreturn await tools.count({ by: 5 });`, { timeoutMs: 8_000 }));
+    expect(value.result).toBe(5);
+    expect(value.logs).toEqual([
+      expect.stringMatching(/^\[typecheck\] not checked, the program ran anyway: the type-check did not finish within its 4000 ms budget; simplify the program/),
+      'ran',
+    ]);
+  }, 60_000);
 });

@@ -1,0 +1,111 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { generateTypings } from '../../typings/generate.ts';
+import { createTypecheckPool, TypecheckIncompleteError, type TypecheckPool, type TypecheckPoolOptions } from '../../typings/typecheck-pool.ts';
+import { SMALL_TOOLS } from './fixtures.ts';
+import { HOSTILE_TYPES } from './typecheck-hostile.ts';
+
+const MISSPELT = 'const x = 1;\nconst file = await tools.raed({ path: "a" });\nreturn file;';
+
+// One warm pool for most tests: starting a worker (loading TypeScript) takes seconds on a busy machine.
+const shared = createTypecheckPool({ threads: 1, timeoutMs: 60_000 });
+shared.warm();
+afterAll(() => shared.close());
+
+const pools: TypecheckPool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+function pool(options: TypecheckPoolOptions): TypecheckPool {
+  const created = createTypecheckPool(options);
+  pools.push(created);
+  return created;
+}
+
+/** The rejection of `promise`, which must be a TypecheckIncompleteError. */
+async function incomplete(promise: Promise<unknown>): Promise<TypecheckIncompleteError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(TypecheckIncompleteError);
+  return error as TypecheckIncompleteError;
+}
+
+describe('type-check pool', () => {
+  it('checks in a worker thread, with the positions and messages of the in-thread checker', async () => {
+    const typings = await generateTypings(SMALL_TOOLS);
+    const started = shared.started;
+    const [diagnostic, ...rest] = await shared.check(MISSPELT, typings);
+    expect(rest).toEqual([]);
+    expect(diagnostic).toMatchObject({ line: 2, column: 26, code: 2339 });
+    expect(await shared.check('return 1;', typings)).toEqual([]);
+    expect(shared.started).toBe(started);
+  });
+
+  it('a hostile program over its time budget fails `timeout`; its worker is replaced and the next check is right', async () => {
+    const checker = shared;
+    const typings = await generateTypings(SMALL_TOOLS);
+    await checker.check('return 1;', typings);
+    const started = checker.started;
+    const error = await incomplete(checker.check(HOSTILE_TYPES, typings, { timeoutMs: 300 }));
+    expect(error.reason).toBe('timeout');
+    expect(error.message).toMatch(/^the type-check did not finish within its 300 ms budget; simplify the program/);
+    // The typings are sent again to the fresh worker.
+    expect(await checker.check(MISSPELT, typings)).toMatchObject([{ line: 2, column: 26, code: 2339 }]);
+    expect(checker.started).toBe(started + 1);
+  });
+
+  it('a hostile program over its heap budget fails `memory`, not the process; the next check is right', async () => {
+    const checker = pool({ threads: 1, heapMiB: 128, timeoutMs: 120_000 });
+    const typings = await generateTypings(SMALL_TOOLS);
+    const error = await incomplete(checker.check(HOSTILE_TYPES, typings));
+    expect(error.reason).toBe('memory');
+    expect(error.message).toMatch(/^the type-check ran out of its 128 MiB memory budget; simplify the program/);
+    expect(await checker.check(MISSPELT, typings)).toMatchObject([{ code: 2339 }]);
+  });
+
+  it("the run's signal ends a running check and its worker", async () => {
+    const checker = shared;
+    const typings = await generateTypings(SMALL_TOOLS);
+    await checker.check('return 1;', typings);
+    const started = checker.started;
+    const controller = new AbortController();
+    const pending = checker.check(HOSTILE_TYPES, typings, { signal: controller.signal });
+    // Ends the check once the worker has it (the next turn of the loop, after the postMessage).
+    setImmediate(() => controller.abort());
+    expect((await incomplete(pending)).reason).toBe('aborted');
+    expect(checker.started).toBe(started + 1);
+    expect((await incomplete(checker.check('return 1;', typings, { signal: controller.signal }))).reason).toBe('aborted');
+    expect(await checker.check('return 1;', typings)).toEqual([]);
+  });
+
+  it('a checker exception fails the check (`crashed`) without its message leaking a stack; the worker stays', async () => {
+    const checker = shared;
+    await checker.check('return 1;', '');
+    const started = checker.started;
+    const deep = `return ${'('.repeat(50_000)}1${')'.repeat(50_000)};`;
+    const error = await incomplete(checker.check(deep, ''));
+    expect(error.reason).toBe('crashed');
+    expect(error.message).toBe(
+      'the type-checker failed on this program (RangeError: Maximum call stack size exceeded); simplify the program (very deep nesting; huge unions, mapped or template-literal types over many members) and run it again',
+    );
+    expect(await checker.check('const n: number = "x";', '')).toMatchObject([{ code: 2322 }]);
+    expect(checker.started).toBe(started);
+  });
+
+  it('queues checks beyond its threads, and follows a change of typings in every worker', async () => {
+    const checker = pool({ threads: 2 });
+    const all = await generateTypings(SMALL_TOOLS);
+    const fewer = await generateTypings(SMALL_TOOLS.slice(1));
+    const code = 'await tools.read({ path: "a" });';
+    const results = await Promise.all([all, fewer, all, fewer, all, fewer].map((typings) => checker.check(code, typings)));
+    expect(results.map((found) => found.map((d) => d.code))).toEqual([[], [2339], [], [2339], [], [2339]]);
+    expect(checker.started).toBe(2);
+  });
+
+  it('a closed pool refuses checks', async () => {
+    const checker = createTypecheckPool({ threads: 1 });
+    await checker.close();
+    expect((await incomplete(checker.check('return 1;', ''))).reason).toBe('unavailable');
+  });
+});
