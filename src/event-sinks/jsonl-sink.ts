@@ -33,7 +33,7 @@ import { nodeSinkFs, type SinkFileHandle, type SinkFs } from './sink-fs.ts';
 export interface JsonlEventSinkOptions {
   /** Folder holding the session files; created on first use. */
   dir: string;
-  /** Session files held open at once. Default 32; the least recently used idle file is closed past it. */
+  /** Session files held open at once (plus one directory handle while new files are made durable). Default 32; the least recently used idle file is closed past it. */
   maxOpenFiles?: number;
   /** Bytes written per round (one write + fsync); a larger backlog takes several rounds. Default 4 MiB. */
   maxRoundBytes?: number;
@@ -222,10 +222,12 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     const opening = (async () => {
       await acquireSlot(s);
       try {
-        await openSession(fs, dir, s);
+        await openSession(fs, dir, s, syncDir);
       } catch (error) {
         releaseSlot();
-        throw logError(s, error, 'open');
+        const failure = logError(s, error, 'open');
+        failing = { code: failure.reason, message: failure.message };
+        throw failure;
       }
     })().then(
       () => {
@@ -239,6 +241,29 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     );
     s.opening = opening;
     return opening;
+  }
+
+  /**
+   * Makes new directory entries durable. One directory handle at a time (the
+   * open-file bound is `maxOpenFiles` + 1), and files created while a sync
+   * runs share the next one.
+   */
+  let dirSyncQueued: Promise<void> | undefined;
+  let dirSyncRunning: Promise<void> = Promise.resolve();
+  function syncDir(): Promise<void> {
+    if (dirSyncQueued !== undefined) return dirSyncQueued;
+    const queued = dirSyncRunning.catch(() => undefined).then(async () => {
+      dirSyncQueued = undefined;
+      const d = await fs.open(dir, 'r');
+      try {
+        await d.sync();
+      } finally {
+        await d.close();
+      }
+    });
+    dirSyncQueued = queued;
+    dirSyncRunning = queued;
+    return queued;
   }
 
   // ---- stamping ----------------------------------------------------------
@@ -498,7 +523,7 @@ function withoutContent(event: ToolEvent, error: unknown): ToolEvent {
   return { ...rest, content: [{ type: 'text', text: why }] } as ToolEvent;
 }
 
-async function openSession(fs: SinkFs, dir: string, s: Session): Promise<void> {
+async function openSession(fs: SinkFs, dir: string, s: Session, syncDir: () => Promise<void>): Promise<void> {
   await fs.mkdir(dir);
   const fh = await fs.open(s.file, 'a+');
   try {
@@ -510,12 +535,7 @@ async function openSession(fs: SinkFs, dir: string, s: Session): Promise<void> {
     }
     if (size === 0) {
       // A new file: make its directory entry durable too.
-      const d = await fs.open(dir, 'r');
-      try {
-        await d.sync();
-      } finally {
-        await d.close();
-      }
+      await syncDir();
     }
     s.seq = Math.max(s.seq, lastSeq);
     s.seqKnown = true;
