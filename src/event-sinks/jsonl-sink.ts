@@ -103,6 +103,8 @@ interface Session {
   /** Flushes want every line before this index settled. */
   target: number;
   writing: boolean;
+  /** The write loop while `writing`. */
+  running: Promise<void> | undefined;
   waiters: Waiter[];
   /** Events lost to a failed round, recorded by the next round as a `log/gap` line. */
   gap: { fromSeq: number; toSeq: number; code: string; message: string } | undefined;
@@ -157,6 +159,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
         settled: 0,
         target: 0,
         writing: false,
+        running: undefined,
         waiters: [],
         gap: undefined,
       };
@@ -190,12 +193,15 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
         openCount++;
         return;
       }
+      // Least recently used first, and one with nothing buffered before one about to be flushed.
       let victim: Session | undefined;
       for (const candidate of sessions.values()) {
-        if (candidate !== s && idle(candidate)) {
+        if (candidate === s || !idle(candidate)) continue;
+        if (candidate.buffer.length === 0) {
           victim = candidate;
           break;
         }
+        victim ??= candidate;
       }
       if (victim !== undefined) {
         const fh = victim.fh!;
@@ -341,6 +347,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
       }
     } finally {
       s.writing = false;
+      s.running = undefined;
       wakeSlotWaiter();
     }
   }
@@ -392,7 +399,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     return new Promise<void>((resolve, reject) => {
       s.waiters.push({ target, resolve, reject });
       s.target = Math.max(s.target, target);
-      if (!s.writing) void runRounds(s);
+      if (!s.writing) s.running = runRounds(s);
     });
   }
 
@@ -480,7 +487,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
           errors.push(error);
         }
         if (s.opening !== undefined) await s.opening.catch(() => undefined);
-        while (s.writing) await new Promise<void>((wake) => slotWaiters.push(wake));
+        await s.running;
         const fh = s.fh;
         s.fh = undefined;
         if (fh !== undefined) {
