@@ -8,8 +8,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
-import { serverDirs, startCliServer, type CliServer } from './cli-server.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { serverDirs, startCliServer, type CliServer, type ServerDirs } from './cli-server.ts';
 
 const MiB = 1024 * 1024;
 const servers: CliServer[] = [];
@@ -37,9 +37,22 @@ async function start(config: object = {}) {
 }
 
 describe('session logs through the service', () => {
+  // One server for the first three cases (starting one costs seconds). Its event caps are smaller than
+  // the defaults, so 100 reads show the per-run cap quickly; the rendered-result cap is the default.
+  let shared: { dirs: ServerDirs; server: CliServer };
+  beforeAll(async () => {
+    const { dirs, start: go } = await start({ limits: { maxEventContentBytes: 256 * 1024, maxRunEventBytes: 4 * MiB } });
+    await writeFile(path.join(dirs.workspace, 'big.txt'), `${'r'.repeat(1_999)}\n`.repeat(2_000));
+    shared = { dirs, server: await go() };
+    servers.splice(servers.indexOf(shared.server), 1);
+  }, 60_000);
+  afterAll(async () => {
+    shared.server.child.kill('SIGKILL');
+    await shared.server.exited;
+  });
+
   it('the 117-byte nesting program: rendered text, response and log stay under the caps; the value is whole', { timeout: 60_000 }, async () => {
-    const { dirs, start: go } = await start();
-    const server = await go();
+    const { dirs, server } = shared;
     const code = 'let v = new Array(250000).fill(0); for (let i = 0; i < 990; i++) v = [v]; return v;';
     const { status, text, json } = await postRun(server.url, { code, sessionId: 'deep' });
     expect(status).toBe(200);
@@ -53,29 +66,29 @@ describe('session logs through the service', () => {
     expect((value as number[]).length).toBe(250_000);
     expect(text.length).toBeLessThan(4 * MiB);
     const log = await stat(path.join(dirs.data, 'sessions', 'deep.jsonl'));
-    expect(log.size).toBeLessThan(MiB + 64 * 1024);
+    expect(log.size).toBeLessThan(256 * 1024 + 64 * 1024);
   });
 
   it('100 reads of a 4 MB file keep the log under the per-run cap, and every call leaves its events', { timeout: 120_000 }, async () => {
-    const { dirs, start: go } = await start();
-    const line = `${'r'.repeat(1_999)}\n`;
-    await writeFile(path.join(dirs.workspace, 'big.txt'), line.repeat(2_000));
-    const server = await go(['--runtime', 'in-process']);
-    const code = "let n = 0; for (let i = 0; i < 100; i++) { const page = await tools.read({ file_path: 'big.txt' }); n++; } return n;";
+    // 500 KB pages of the file, so the test is quick; uncapped, 100 of them would be about 50 MB of log.
+    const { dirs, server } = shared;
+    const code = "let n = 0; for (let i = 0; i < 100; i++) { await tools.read({ file_path: 'big.txt', offset: 1 + (i % 8) * 250, limit: 250 }); n++; } return n;";
     const { status, text, json } = await postRun(server.url, { code, sessionId: 'reads' });
     expect(status).toBe(200);
     expect(json.value).toEqual({ logs: [], result: 100 });
-    const events = json.events as { type: string; content?: { text?: string }[] }[];
-    expect(events.filter((e) => e.type === 'tool/ptc-dispatch').length).toBe(100);
+    const events = json.events as { type: string; content?: { text: string }[] }[];
+    const done = events.filter((e) => e.type === 'tool/ptc-dispatch');
+    expect(done.length).toBe(100);
     expect(events.filter((e) => e.type === 'tool/ptc-dispatch-start').length).toBe(100);
-    expect(events.at(-1)!.content!.at(-1)!.text).toBeDefined();
+    expect(done[0].content!.at(-1)!.text).toMatch(/\[content truncated: \d+ bytes in 1 block, 262144 kept; over the 262144-byte cap/);
+    expect(done[99].content!.at(-1)!.text).toMatch(/\[content truncated: \d+ bytes in 1 block, 0 kept; this run's stored events reached the 4194304-byte cap/);
     const log = await stat(path.join(dirs.data, 'sessions', 'reads.jsonl'));
-    expect(log.size).toBeLessThan(16 * MiB + MiB);
-    expect(text.length).toBeLessThan(18 * MiB);
+    expect(log.size).toBeLessThan(4 * MiB + 256 * 1024);
+    expect(text.length).toBeLessThan(4 * MiB + 512 * 1024);
   });
 
   it('a large log: after=999999 answers an empty last page, pages hold their order, and /healthz answers while reads are in flight', { timeout: 120_000 }, async () => {
-    const { dirs, start: go } = await start();
+    const { dirs, server } = shared;
     const sessions = path.join(dirs.data, 'sessions');
     await mkdir(sessions, { recursive: true });
     const count = 60_000;
@@ -89,7 +102,6 @@ describe('session logs through the service', () => {
     }
     out.end();
     await once(out, 'finish');
-    const server = await go();
 
     const order: string[] = [];
     const reads = [
@@ -127,6 +139,8 @@ describe('session logs through the service', () => {
   it('a data folder that cannot be written: the run still answers, /readyz fails with the cause, reads fail clearly, and a later good write recovers', { timeout: 60_000 }, async () => {
     const { dirs, start: go } = await start();
     const server = await go();
+    // A first run waits for the sandbox pool; then the server is ready.
+    expect((await postRun(server.url, { code: 'return 0', sessionId: 'warm' })).status).toBe(200);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     // The sessions folder is replaced by a file: nothing can be created in it (root or not).
     await rm(path.join(dirs.data, 'sessions'), { recursive: true, force: true });
