@@ -36,6 +36,19 @@ export function fastSeq(line: Uint8Array): number | undefined {
   return line[i] === 0x2c && i > SEQ_PREFIX.length && Number.isSafeInteger(n) && n >= 1 ? n : undefined;
 }
 
+const LEGACY_TAIL = /"seq":(\d{1,15}),"at":"[^"\\]{10,40}"\}$/;
+
+/**
+ * The seq of a line written before seq came first (`…,"seq":N,"at":"…"}`),
+ * from its last bytes: such a log is still skipped without parsing.
+ */
+export function legacySeq(text: string): number | undefined {
+  const match = LEGACY_TAIL.exec(text.length > 80 ? text.slice(-80) : text);
+  if (match === null) return undefined;
+  const n = Number(match[1]);
+  return n >= 1 ? n : undefined;
+}
+
 /** A parsed line, or undefined when it is not an event. */
 export function parseEventLine(text: string): SessionLogEvent | undefined {
   try {
@@ -104,6 +117,11 @@ export async function readPage(fh: SinkFileHandle, options: ReadPageOptions = {}
       pieces = [];
       pieceBytes = 0;
       if (text === '') continue;
+      const legacy = legacySeq(text);
+      if (legacy !== undefined && legacy <= after && legacy > lastSeq) {
+        lastSeq = legacy;
+        continue;
+      }
       const event = parseEventLine(text);
       if (event === undefined || event.seq <= lastSeq) {
         const why = event === undefined ? 'a line that is not an event' : `seq ${event.seq} after seq ${lastSeq}`;

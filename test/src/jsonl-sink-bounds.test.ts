@@ -289,3 +289,20 @@ describe('JSONL sink: bounds and faults', () => {
     expect(callIds(await linesOf('new'))).toEqual(['n2']);
   });
 });
+
+describe('reading logs written before seq came first', () => {
+  it('pages them the same way', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ptc-jsonl-legacy-'));
+    try {
+      const lines = Array.from({ length: 30 }, (_, i) => JSON.stringify({ ...resultEvent('old', `e${i}`), seq: i + 1, at: '2026-01-01T00:00:00.000Z' }));
+      await writeFile(join(dir, 'old.jsonl'), `${lines.join('\n')}\n`);
+      const sink = createJsonlEventSink({ dir });
+      expect((await sink.readPage('old', { after: 25 })).events.map((e) => e.seq)).toEqual([26, 27, 28, 29, 30]);
+      expect(await sink.readPage('old', { after: 999_999 })).toEqual({ events: [] });
+      expect((await sink.append(resultEvent('old', 'new'))).seq).toBe(31);
+      await sink.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
