@@ -11,7 +11,7 @@ import type { ContentBlock } from '../src/content.ts';
 import type { PtcMetrics, RunKind } from './metrics.ts';
 import type { LogRouter } from './log-router.ts';
 import type { TrackedRun } from './run-tracker.ts';
-import { rootOf, type EventListener, type SessionEventReader } from './session-store.ts';
+import { rootOf, type EventListener, type EventPage, type SessionEventReader } from './session-store.ts';
 
 /** The body of POST /v1/run and POST /v1/tools/:name (and the SSE `result` event). */
 export interface CallResponse {
@@ -95,8 +95,12 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   const wallMs = Math.round((performance.now() - started) * 100) / 100;
   metrics?.runFinished(request.kind, result, wallMs / 1000);
   if (unwatch === undefined) {
-    const stored = await sessions.read(sessionId);
-    for (const event of stored) if (rootOf(event) === callId) events.push(event);
+    // Page through the session (never the whole log at once) for this call's events.
+    for (let after: number | undefined = 0; after !== undefined; ) {
+      const page: EventPage = await sessions.readPage(sessionId, { after });
+      for (const event of page.events) if (event.type !== 'log/gap' && rootOf(event) === callId) events.push(event);
+      after = page.next;
+    }
     calls = events.filter((event) => event.type === 'tool/ptc-dispatch').length;
   }
   const body: CallResponse = { callId, sessionId, isError: result.isError, content: result.content, events, stats: { wallMs, calls } };

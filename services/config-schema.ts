@@ -20,6 +20,14 @@ export interface LimitsConfig {
   maxResultBytes?: number;
   /** Bytes (UTF-8) of one nested call's argument JSON. Default 4 MiB. Past it that call fails `INVALID_ARGS`. */
   maxArgBytes?: number;
+  /** Bytes (UTF-8) of a run's result as rendered for the model. Default 1 MiB. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged. */
+  maxRenderedBytes?: number;
+  /** Bytes of content one stored event keeps (a nested call's arguments, a result's content). Default 1 MiB. Past it: cut, with a marker stating the original size. */
+  maxEventContentBytes?: number;
+  /** Bytes of content the nested-call events of one run keep together. Default 16 MiB. Past it later events keep their metadata and a marker instead of content. */
+  maxRunEventBytes?: number;
+  /** Session log files the server holds open at once. Default 32. Past it the least recently used idle one is closed (reopened on demand). */
+  maxOpenSessionFiles?: number;
   /** Nested calls per run. Default 1,000. Past it: `call-limit`. */
   maxCalls?: number;
   /** Concurrency-safe nested calls in flight per run. Default 10; more wait. */
@@ -127,6 +135,10 @@ export const CONFIG_FILE_SCHEMA = {
         maxLogBytes: positiveInt,
         maxResultBytes: positiveInt,
         maxArgBytes: positiveInt,
+        maxRenderedBytes: positiveInt,
+        maxEventContentBytes: positiveInt,
+        maxRunEventBytes: positiveInt,
+        maxOpenSessionFiles: positiveInt,
         maxCalls: positiveInt,
         maxParallelCalls: positiveInt,
       },

@@ -44,8 +44,12 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   mkdirSync(config.workspace, { recursive: true });
   const durable = options.durable === true;
   if (durable) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const sink = durable ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions') }) : memoryReader();
-  const sessions = createSessionStore(sink);
+  const sink = durable
+    ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions'), maxOpenFiles: config.limits.maxOpenSessionFiles })
+    : createMemoryEventSink();
+  const sessions = createSessionStore(sink, {
+    caps: { maxEventContentBytes: config.limits.maxEventContentBytes, maxRunEventBytes: config.limits.maxRunEventBytes },
+  });
   const registry = createToolRegistry({
     eventSink: sessions,
     spill: config.spill === undefined || !durable ? undefined : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
@@ -106,14 +110,6 @@ function createRuntime(config: PtcConfig, sandbox: boolean): SandboxRuntime {
   return config.runtime === 'process'
     ? createProcessRuntime({ ...config.pool, warmPoolMemoryMiB })
     : createInProcessRuntime({ warmPoolMemoryMiB });
-}
-
-function memoryReader() {
-  const sink = createMemoryEventSink();
-  return {
-    append: sink.append,
-    read: (sessionId: string, options?: { after?: number }) => sink.events(sessionId).filter((event) => event.seq > (options?.after ?? 0)),
-  };
 }
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */

@@ -96,9 +96,26 @@ export const EVENTS_SCHEMA = {
   querystring: {
     type: 'object',
     additionalProperties: false,
-    properties: { after: { type: 'integer', minimum: 0, default: 0, description: 'Only events with a greater seq.' } },
+    properties: {
+      after: { type: 'integer', minimum: 0, default: 0, description: 'Only events with a greater seq (pass the previous page\'s `next`).' },
+      limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'Events per page (at most 1,000; a page also stops at 8 MiB of events).' },
+    },
   },
-  response: { 200: { type: 'object', properties: { events: { type: 'array', items: looseObject } } }, ...errors(400, 401) },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        events: { type: 'array', items: looseObject },
+        next: { type: 'integer', description: 'Pass as `after` for the next page; absent at the end of the log.' },
+        damage: {
+          type: 'object',
+          description: 'Present when the log is damaged after the events served: nothing past it is served.',
+          properties: { offset: { type: 'integer' }, afterSeq: { type: 'integer' }, message: { type: 'string' } },
+        },
+      },
+    },
+    ...errors(400, 401, 503),
+  },
 } as const;
 
 export const TOOLS_SCHEMA = {

@@ -32,8 +32,17 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
 
   app.get('/v1/sessions/:id/events', { schema: EVENTS_SCHEMA }, async (request) => {
     const { id } = request.params as { id: string };
-    const { after } = request.query as { after: number };
-    return { events: await sessions.read(id, { after }) };
+    const { after, limit } = request.query as { after: number; limit: number };
+    let page;
+    try {
+      page = await sessions.readPage(id, { after, limit });
+    } catch (error) {
+      if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', error.message);
+      request.log.error({ err: error, sessionId: id }, 'a session log could not be read');
+      throw new HttpError('EVENT_LOG_UNAVAILABLE', `the log of session ${id} cannot be read right now: retry later; the server log has the cause`);
+    }
+    if (page.damage !== undefined) request.log.warn({ sessionId: id, damage: page.damage }, 'a session log is damaged');
+    return page;
   });
 
   app.get('/healthz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => ({ status: 'ok' }));
@@ -41,6 +50,10 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
   app.get('/readyz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => {
     if (options.isShuttingDown?.() === true) throw new HttpError('NOT_READY', 'the server is shutting down');
     if (!ready) throw new HttpError('NOT_READY', 'the sandbox pool is still starting: retry shortly');
+    const log = await sessions.health?.();
+    if (log !== undefined && !log.ok) {
+      throw new HttpError('NOT_READY', `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`);
+    }
     return { status: 'ready' };
   });
 

@@ -4,16 +4,16 @@
  * can observe one run's events as they are appended (for `events` in the
  * response and for SSE), keyed by the run's root call id.
  */
-import type { EventSink, NewToolEvent, ToolEvent } from '../src/events.ts';
+import { createEventCapper, type EventCaps } from '../src/event-sinks/event-caps.ts';
+import type { EventPage, EventSink, NewToolEvent, ReadPageOptions, ToolEvent } from '../src/events.ts';
 
-export interface ReadEventsOptions {
-  /** Only events with `seq` greater than this. Default 0 (all). */
-  after?: number;
-}
+export type { EventPage, ReadPageOptions } from '../src/events.ts';
 
-/** The read side of a durable sink (the JSONL sink has it). */
+/** The read side of a durable sink (the JSONL sink has it): one page at a time, never the whole log. */
 export interface SessionEventReader {
-  read(sessionId: string, options?: ReadEventsOptions): ToolEvent[] | Promise<ToolEvent[]>;
+  readPage(sessionId: string, options?: ReadPageOptions): EventPage | Promise<EventPage>;
+  /** Whether the sink can write right now (the JSONL sink has it); `/readyz` fails while it cannot. */
+  health?(): Promise<{ ok: true } | { ok: false; code: string; message: string }>;
 }
 
 /**
@@ -34,7 +34,13 @@ export function rootOf(event: ToolEvent | NewToolEvent): string {
   return event.type === 'tool/result' ? event.callId : event.rootCallId;
 }
 
-export function createSessionStore(sink: EventSink & SessionEventReader): SessionStore {
+export interface SessionStoreOptions {
+  /** Caps on the content stored per event and per run; see {@link EventCaps} for each default. */
+  caps?: Partial<EventCaps>;
+}
+
+export function createSessionStore(sink: EventSink & SessionEventReader, options: SessionStoreOptions = {}): SessionStore {
+  const cap = createEventCapper(options.caps);
   const watchers = new Map<string, Set<EventListener>>();
 
   const notify = (root: string, event: ToolEvent | Promise<ToolEvent>): void => {
@@ -51,7 +57,8 @@ export function createSessionStore(sink: EventSink & SessionEventReader): Sessio
   };
 
   return {
-    append(event) {
+    append(original) {
+      const event = cap(original);
       const stamped = sink.append(event);
       notify(rootOf(event), stamped);
       return stamped;
@@ -59,9 +66,10 @@ export function createSessionStore(sink: EventSink & SessionEventReader): Sessio
     async flush(sessionId) {
       await sink.flush?.(sessionId);
     },
-    read(sessionId, options) {
-      return sink.read(sessionId, options);
+    readPage(sessionId, options) {
+      return sink.readPage(sessionId, options);
     },
+    ...(sink.health === undefined ? {} : { health: () => sink.health!() }),
     watch(rootCallId, listener) {
       let listeners = watchers.get(rootCallId);
       if (listeners === undefined) watchers.set(rootCallId, (listeners = new Set()));

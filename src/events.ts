@@ -43,6 +43,57 @@ export interface PtcDispatchEvent extends EventEnvelope {
 }
 export type ToolEvent = ToolResultEvent | PtcDispatchStartEvent | PtcDispatchEvent;
 
+/**
+ * Written by a durable sink in place of events it could not store (a write
+ * failed: disk full, read-only folder, …). It takes the `seq` of the last
+ * lost event, so seqs stay increasing and paging by `after` still works;
+ * `fromSeq`..`toSeq` are the events that are missing.
+ */
+export interface LogGapEvent {
+  type: 'log/gap';
+  sessionId: string;
+  seq: number;
+  at: string;
+  fromSeq: number;
+  toSeq: number;
+  /** The system error code of the failure, such as `ENOSPC`, or `EVENT_LOG_FAILED`. */
+  code: string;
+  message: string;
+}
+
+/** What a session log holds: the tool events, and gaps where events were lost. */
+export type SessionLogEvent = ToolEvent | LogGapEvent;
+
+/** Where a session log stops being readable: the events before it are served, nothing after it. */
+export interface LogDamage {
+  /** Byte offset of the first line that is not an event. */
+  offset: number;
+  /** The seq of the last good event before it (0: none). */
+  afterSeq: number;
+  message: string;
+}
+
+/** One page of a session's events (`seq > after`, in order). */
+export interface EventPage {
+  events: SessionLogEvent[];
+  /** Pass as `after` to get the next page; absent when this page reaches the end. */
+  next?: number;
+  /** Present when the log is damaged after the events served. */
+  damage?: LogDamage;
+}
+
+export interface ReadPageOptions {
+  /** Only events with `seq` greater than this. Default 0. */
+  after?: number;
+  /** Events per page. Default 100. */
+  limit?: number;
+  /** Stop the page once its events' JSON passes this many bytes (at least one event is served). Default 8 MiB. */
+  maxBytes?: number;
+}
+
+export const DEFAULT_PAGE_LIMIT = 100;
+export const DEFAULT_PAGE_BYTES = 8 * 1024 * 1024;
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** An event before the sink stamps it with `seq` and `at`. */
 export type NewToolEvent = DistributiveOmit<ToolEvent, 'seq' | 'at'>;

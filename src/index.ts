@@ -49,11 +49,26 @@ export { defineTool } from './define-tool.ts';
 export type { ToolSpec } from './define-tool.ts';
 export { createToolRegistry } from './registry.ts';
 export type { ToolRegistryOptions, SpillOptions } from './registry.ts';
-export type { ToolEvent, NewToolEvent, ToolResultEvent, PtcDispatchEvent, PtcDispatchStartEvent, EventSink } from './events.ts';
+export type {
+  ToolEvent,
+  NewToolEvent,
+  ToolResultEvent,
+  PtcDispatchEvent,
+  PtcDispatchStartEvent,
+  EventSink,
+  LogGapEvent,
+  SessionLogEvent,
+  EventPage,
+  ReadPageOptions,
+  LogDamage,
+} from './events.ts';
+export { createEventCapper, DEFAULT_EVENT_CAPS } from './event-sinks/event-caps.ts';
+export type { EventCaps } from './event-sinks/event-caps.ts';
 export { createMemoryEventSink } from './event-sinks/memory-sink.ts';
 export type { MemoryEventSink } from './event-sinks/memory-sink.ts';
 export { createJsonlEventSink } from './event-sinks/jsonl-sink.ts';
-export type { JsonlEventSink, JsonlEventSinkOptions } from './event-sinks/jsonl-sink.ts';
+export type { JsonlEventSink, JsonlEventSinkOptions, SinkHealth } from './event-sinks/jsonl-sink.ts';
+export { EventLogError } from './event-sinks/jsonl-sink.ts';
 export type {
   SandboxRuntime,
   SandboxRunRequest,
@@ -163,7 +178,7 @@ export function createCodeMode(options: CodeModeOptions): CodeMode {
 export { ptcPlugin } from '../services/plugin.ts';
 export type { PtcPluginOptions, PromptSource } from '../services/plugin.ts';
 export { createSessionStore } from '../services/session-store.ts';
-export type { SessionStore, SessionEventReader, ReadEventsOptions } from '../services/session-store.ts';
+export type { SessionStore, SessionEventReader, SessionStoreOptions } from '../services/session-store.ts';
 export { createLogRouter } from '../services/log-router.ts';
 export type { LogRouter } from '../services/log-router.ts';
 export { createMetrics } from '../services/metrics.ts';

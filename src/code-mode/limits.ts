@@ -15,6 +15,8 @@ export interface CodeModeLimits {
   maxResultBytes: number;
   /** Bytes (UTF-8) of one nested call's argument JSON. Default 4 MiB (4,194,304). Past it that call is refused with `INVALID_ARGS` (catchable; nothing is dispatched). */
   maxArgBytes: number;
+  /** Bytes (UTF-8) of the result as rendered for the model (strings raw, other JSON pretty-printed). Default 1 MiB (1,048,576). Past it pretty-printing stops and the text ends with a truncation marker; the value is unchanged. */
+  maxRenderedBytes: number;
   /** Nested tool calls per run. Default 1,000. The next call ends the run: kind `call-limit`. */
   maxCalls: number;
   /** Concurrency-safe nested calls in flight at once. Default 10. Further calls wait their turn. */
@@ -28,6 +30,7 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
   maxLogBytes: 1024 * 1024,
   maxResultBytes: 16 * 1024 * 1024,
   maxArgBytes: 4 * 1024 * 1024,
+  maxRenderedBytes: 1024 * 1024,
   maxCalls: 1_000,
   maxParallelCalls: 10,
 });

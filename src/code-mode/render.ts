@@ -7,17 +7,36 @@ import type { FrozenJson, JsonValue } from '../json.ts';
 import type { SandboxFailure } from '../sandbox-runtime.ts';
 import type { TypecheckDiagnostic } from './typings-service.ts';
 import { codeFrame } from './code-frame.ts';
+import { boundedPrettyJson, cutToBytes } from './pretty-json.ts';
 
 export interface RunCodeValue {
   logs: readonly string[];
   result?: FrozenJson<JsonValue>;
 }
 
-/** Logs, then the result (strings raw, other JSON pretty-printed); or a note that there was no output. */
-export function renderRunCode(value: RunCodeValue): ContentBlock[] {
+/**
+ * Logs, then the result (strings raw, other JSON pretty-printed); or a note
+ * that there was no output. The result's text stops at `maxRenderedBytes`
+ * (UTF-8) and ends with a marker; the value itself is never cut.
+ */
+export function renderRunCode(value: RunCodeValue, maxRenderedBytes = Number.POSITIVE_INFINITY): ContentBlock[] {
   const parts = [...value.logs];
-  if (value.result !== undefined) parts.push(typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2));
+  if (value.result !== undefined) parts.push(renderResult(value.result, maxRenderedBytes));
   return [{ type: 'text', text: parts.length === 0 ? '(run_code completed with no output)' : parts.join('\n') }];
+}
+
+function renderResult(result: FrozenJson<JsonValue>, maxBytes: number): string {
+  if (typeof result === 'string') {
+    const cut = cutToBytes(result, maxBytes);
+    return cut.length === result.length ? result : cut + truncationMarker(maxBytes, `a string of ${Buffer.byteLength(result)} bytes`);
+  }
+  if (maxBytes === Number.POSITIVE_INFINITY) return JSON.stringify(result, null, 2);
+  const { text, truncated } = boundedPrettyJson(result, maxBytes);
+  return truncated ? text + truncationMarker(maxBytes, 'its pretty-printed JSON is longer') : text;
+}
+
+function truncationMarker(maxBytes: number, what: string): string {
+  return `\n[result text truncated at ${maxBytes} bytes (${what}); the returned value itself is complete: return less, or a summary, to see it all here]`;
 }
 
 /** `code run failed (<kind>): <message>`, the model's frames, a code frame, then the logs. */

@@ -53,7 +53,7 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       'Run a TypeScript/JavaScript program that calls the tools as async functions on `tools` and composes their values. ' +
       'Only its console output and its return value come back.',
     parameters: RUN_CODE_PARAMETERS,
-    output: { schema: RUN_CODE_OUTPUT, render: (_args, value) => renderRunCode(value) },
+    output: { schema: RUN_CODE_OUTPUT, render: (_args, value) => renderRunCode(value, limits.maxRenderedBytes) },
     async execute(args, exec) {
       const timeoutMs = args.timeoutMs ?? limits.timeoutMs;
       if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= limits.maxTimeoutMs)) {

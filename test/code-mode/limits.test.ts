@@ -104,6 +104,7 @@ it('limits have the documented defaults and refuse nonsense', () => {
     maxLogBytes: 1_048_576,
     maxResultBytes: 16_777_216,
     maxArgBytes: 4_194_304,
+    maxRenderedBytes: 1_048_576,
     maxCalls: 1_000,
     maxParallelCalls: 10,
   });

@@ -18,7 +18,7 @@ afterEach(async () => {
 
 async function host() {
   const memory = createMemoryEventSink();
-  const sessions = createSessionStore({ append: memory.append, read: (id) => memory.events(id) });
+  const sessions = createSessionStore(memory);
   const registry = createToolRegistry({ eventSink: sessions });
   registry.register(
     defineTool({
