@@ -56,6 +56,12 @@ export function buildProgram(): Command {
     .addOption(new Option('-p, --port <port>', `TCP port, 0 picks a free one (default: ${DEFAULTS.port}; env: ${ENV.port})`))
     .addOption(new Option('-H, --host <host>', `interface to bind; any non-loopback host needs a token (default: ${DEFAULTS.host}; env: ${ENV.host})`))
     .addOption(new Option('-t, --token <token>', `bearer token required on every route but /healthz and /readyz (default: none; env: ${ENV.token})`))
+    .addOption(
+      new Option(
+        '--allowed-hosts <names>',
+        `comma-separated host names accepted in Host and Origin besides the loopback names (default: none; env: ${ENV.allowedHosts})`,
+      ),
+    )
     .action(async (flags: ConfigFlags) => serve(load(flags)));
 
   configOptions(program.command('run').description('Run one program (a file, or - for stdin) without a server; prints its logs and result.'))
