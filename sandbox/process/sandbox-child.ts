@@ -156,12 +156,17 @@ export class SandboxChild {
     this.#failAll(message, culprit);
   }
 
-  /** SIGTERM, then SIGKILL after the grace; resolves when the process is gone. */
+  /**
+   * Closes the IPC channel (the child ignores SIGTERM and SIGINT: see
+   * child-main.ts, and leaves when its channel closes), then SIGKILL after
+   * the grace; resolves when the process is gone.
+   */
   async terminate(message: string): Promise<void> {
     if (this.#state !== 'dead') {
       this.#state = 'dead';
       this.#failAll(message);
-      this.#process.kill('SIGTERM');
+      if (this.#process.connected) this.#process.disconnect();
+      else this.#process.kill('SIGKILL');
     }
     const grace = setTimeout(() => this.#process.kill('SIGKILL'), this.#options.killGraceMs);
     await this.exited;
