@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import type { PtcPluginOptions } from './plugin.ts';
+import { tenantOf } from './tenancy.ts';
 import { EVENTS_SCHEMA, PROBE_SCHEMA, PROMPT_SCHEMA, TOOLS_SCHEMA, TYPINGS_SCHEMA } from './route-schemas.ts';
 
 export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
@@ -33,7 +34,10 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
   app.get('/v1/sessions/:id/events', { schema: EVENTS_SCHEMA }, async (request) => {
     const { id } = request.params as { id: string };
     const { after } = request.query as { after: number };
-    return { events: await sessions.read(id, { after }) };
+    // A tenant reads only under its own prefix (services/tenancy.ts).
+    const tenant = tenantOf(request);
+    const events = await sessions.read(tenant.inner(id, 'id'), { after });
+    return { events: tenant.name === undefined ? events : events.map(tenant.event) };
   });
 
   app.get('/healthz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => ({ status: 'ok' }));

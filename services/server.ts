@@ -152,7 +152,8 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
     if (isShuttingDown()) reply.header('connection', 'close');
   });
   app.addHook('onRequest', createHostCheck({ loopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts }));
-  if (config.token !== undefined) app.addHook('onRequest', createBearerAuth(config.token));
+  const auth = config.tenants.length > 0 ? config.tenants : config.token;
+  if (auth !== undefined) app.addHook('onRequest', createBearerAuth(auth));
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
@@ -177,7 +178,7 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
     openapi: {
       info: { title: 'ptc-executor', description: 'Run model-written programs against canonical tools.', version: '0.1.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: config.token === undefined ? [] : [{ bearer: [] }],
+      security: auth === undefined ? [] : [{ bearer: [] }],
     },
   });
   await app.register(ptcPlugin, {
