@@ -44,7 +44,7 @@ const data = path.join(base, 'data');
 const workspace = path.join(base, 'workspace');
 const config = path.join(base, 'ptc.config.json');
 // Every client shares 127.0.0.1: rate and per-client caps would turn the soak into a 429 test.
-await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000 }));
+await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000, maxConnectionsPerClient: 100_000, maxConnections: 100_000 }));
 const child = spawn(
   NODE,
   ['--no-node-snapshot', '--max-semi-space-size=16', CLI, 'serve', '--port', '0', '--config', config, '--data', data, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],

@@ -48,7 +48,13 @@ export class SandboxChild {
   readonly #runs = new Map<number, InFlightRun>();
   readonly #heartbeat: NodeJS.Timeout;
   #state: 'starting' | 'ready' | 'retiring' | 'dead' = 'starting';
-  #lastAnswerAt = Date.now();
+  /**
+   * When the oldest ping the child has not answered (by any message since)
+   * was sent; undefined when none is outstanding. Silence is judged from the
+   * pings actually sent: after a stall of this process, which sent none, the
+   * child's quiet is no evidence.
+   */
+  #unansweredSince: number | undefined;
   #pingSeq = 0;
   #runsServed = 0;
   #startupError = '';
@@ -174,7 +180,7 @@ export class SandboxChild {
   }
 
   #onMessage(message: ChildMessage): void {
-    this.#lastAnswerAt = Date.now();
+    this.#unansweredSince = undefined;
     switch (message.type) {
       case 'ready':
         if (this.#state !== 'starting') return;
@@ -298,13 +304,14 @@ export class SandboxChild {
         }
       });
     }
+    this.#unansweredSince ??= Date.now();
     this.#send({ type: 'ping', seq: this.#pingSeq++ });
   }
 
   #overdue(): boolean {
     const { heartbeatTimeoutMs } = this.#options;
     const timeoutMs = this.#state === 'starting' ? Math.max(startupTimeoutMs, heartbeatTimeoutMs) : heartbeatTimeoutMs;
-    return Date.now() - this.#lastAnswerAt > timeoutMs;
+    return this.#unansweredSince !== undefined && Date.now() - this.#unansweredSince > timeoutMs;
   }
 
   #onExit(reason: string): void {
