@@ -48,7 +48,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 10_000,
   receiveTimeoutMs: 30_000,
   maxConnections: 1024,
-  maxConnectionsPerClient: 64,
+  maxConnectionsPerClient: 128,
   logLevel: 'info' as LogLevel,
 } as const;
 

@@ -108,13 +108,25 @@ export interface ConnectionCaps {
  * response, and a client holding its cap of slow connections gets nothing
  * more out of the server.
  */
-export function capConnections(server: Server, caps: ConnectionCaps): void {
+export function capConnections(server: Server, caps: ConnectionCaps, log?: { warn(details: object, message: string): void }): void {
   server.maxConnections = caps.maxConnections;
   const open = new Map<string, number>();
+  // One warning a second at most: a client hammering its cap must not flood the log.
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  const warn = (details: object, message: string) => {
+    const now = performance.now();
+    if (log === undefined || now - lastWarning < 1_000) return;
+    lastWarning = now;
+    log.warn(details, message);
+  };
+  server.on('drop', (data?: { remoteAddress?: string }) =>
+    warn({ client: data?.remoteAddress, max: caps.maxConnections }, 'connection refused: the server holds maxConnections'),
+  );
   server.on('connection', (socket: Socket) => {
     const client = socket.remoteAddress ?? 'unknown';
     const count = open.get(client) ?? 0;
     if (count >= caps.maxConnectionsPerClient) {
+      warn({ client, max: caps.maxConnectionsPerClient }, 'connection refused: the client holds maxConnectionsPerClient');
       socket.destroy();
       return;
     }

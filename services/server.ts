@@ -78,7 +78,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
-  capConnections(app.server, config);
+  capConnections(app.server, config, app.log);
   app.setErrorHandler(sendError);
   useStrictUtf8Json(app);
   app.setNotFoundHandler((request, reply) =>

@@ -76,6 +76,13 @@ describe('Host and Origin (DNS rebinding)', () => {
     expect((await run(running.url, { host, origin: 'https://ptc.internal' })).status).toBe(200);
   });
 
+  it('reads the allow-list from PTC_ALLOWED_HOSTS or --allowed-hosts (comma-separated), the flag winning', async () => {
+    const cwd = await tempDir();
+    expect(loadConfig({ cwd, env: { PTC_ALLOWED_HOSTS: 'a.example, b.example,' } }).allowedHosts).toEqual(['a.example', 'b.example']);
+    expect(loadConfig({ cwd, env: { PTC_ALLOWED_HOSTS: 'a.example' }, flags: { allowedHosts: 'c.example' } }).allowedHosts).toEqual(['c.example']);
+    expect(loadConfig({ cwd, env: {} }).allowedHosts).toEqual([]);
+  });
+
   it('leaves the probes open: they run nothing', async () => {
     const answer = await request(running.url, { path: '/healthz', headers: { host: 'evil.example.com' } });
     expect(answer.status).toBe(200);
