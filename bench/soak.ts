@@ -44,7 +44,7 @@ const data = path.join(base, 'data');
 const workspace = path.join(base, 'workspace');
 const config = path.join(base, 'ptc.config.json');
 // Every client shares 127.0.0.1: rate and per-client caps would turn the soak into a 429 test.
-await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000 }));
+await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000, maxConnectionsPerClient: 100_000, maxConnections: 100_000 }));
 const child = spawn(
   NODE,
   ['--no-node-snapshot', '--max-semi-space-size=16', CLI, 'serve', '--port', '0', '--config', config, '--data', data, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
@@ -113,12 +113,15 @@ const completedEvents: StoredEvent[] = [];
 let completedCalls = 0;
 /** A failing program that succeeded, or any other call that failed. */
 let unexpected = 0;
+/** Every unexpected outcome, as it happened: what was sent, what came back, and when. */
+const surprises: string[] = [];
+const note = (what: string) => surprises.push(`+${((performance.now() - t0) / 1000).toFixed(1)} s ${what}`);
+const clip = (text: string, max = 600) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
 let networkErrors = 0;
 let fiveHundreds = 0;
 const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
 
-async function readSseResult(response: Response): Promise<{ isError: boolean; events: StoredEvent[] } | undefined> {
-  const text = await response.text();
+function parseSseResult(text: string): { isError: boolean; events: StoredEvent[] } | undefined {
   let result: { isError: boolean; events: StoredEvent[] } | undefined;
   for (const block of text.split('\n\n')) {
     if (!block.startsWith('event: result')) continue;
@@ -129,6 +132,7 @@ async function readSseResult(response: Response): Promise<{ isError: boolean; ev
 }
 
 let stopAt = Number.POSITIVE_INFINITY;
+let t0 = 0;
 async function client(id: number): Promise<void> {
   for (let i = 0; performance.now() < stopAt; i++) {
     const kind = KINDS[(id + i) % KINDS.length];
@@ -145,27 +149,36 @@ async function client(id: number): Promise<void> {
               headers: { 'content-type': 'application/json', ...(kind === 'sse' ? { accept: 'text/event-stream' } : {}) },
               body: JSON.stringify({ code: PROGRAMS[kind], sessionId, callId }),
             });
-    } catch {
+    } catch (error) {
       networkErrors++;
+      note(`${kind} ${callId}: network error ${(error as Error).message} ${String((error as { cause?: unknown }).cause ?? '')}`);
       continue;
     }
     count(statuses, String(response.status));
     if (response.status >= 500) fiveHundreds++;
     if (response.status !== 200) {
-      await response.body?.cancel();
+      note(`${kind} ${callId}: HTTP ${response.status} after ${(performance.now() - started).toFixed(0)} ms: ${clip(await response.text())}`);
       continue;
     }
-    const body = kind === 'sse' ? await readSseResult(response) : ((await response.json()) as { isError: boolean; events: StoredEvent[] });
-    latencies.push(performance.now() - started);
-    if (body === undefined) continue;
+    const text = await response.text();
+    const body = kind === 'sse' ? parseSseResult(text) : (JSON.parse(text) as { isError: boolean; events: StoredEvent[] });
+    const latency = performance.now() - started;
+    latencies.push(latency);
+    if (body === undefined) {
+      note(`${kind} ${callId}: SSE stream without a result event after ${latency.toFixed(0)} ms: ${clip(text)}`);
+      continue;
+    }
     completedCalls++;
-    if (body.isError !== (kind === 'failing')) unexpected++;
+    if (body.isError !== (kind === 'failing')) {
+      unexpected++;
+      note(`${kind} ${callId}: isError ${body.isError} after ${latency.toFixed(0)} ms: ${clip(kind === 'sse' ? text : JSON.stringify({ ...body, events: undefined }))}`);
+    }
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
     completedEvents.push(...body.events);
   }
 }
 
-const t0 = performance.now();
+t0 = performance.now();
 stopAt = t0 + durationMs;
 const running = Array.from({ length: clients }, (_, id) => client(id));
 await new Promise((resolve) => setTimeout(resolve, Math.min(warmupMs, durationMs / 4)));
@@ -222,9 +235,13 @@ if (missing > 0) broken.push(`${missing} events of completed calls are missing f
 if (completedCalls === 0) broken.push('no call completed');
 if (unexpected > 0) broken.push(`${unexpected} calls ended unlike their kind (see outcomes)`);
 if (exitCode !== 0) broken.push(`the server exited with ${exitCode} on SIGTERM`);
+if (surprises.length > 0) {
+  console.log(`unexpected outcomes (${surprises.length}):`);
+  for (const line of surprises) console.log(`  ${line}`);
+}
 if (broken.length > 0) {
   console.log(`FAILED: ${broken.join('; ')}`);
-  if (stderr !== '') console.log(`server stderr (tail):\n${stderr.slice(-4000)}`);
+  if (stderr !== '') console.log(`server stderr (tail):\n${stderr.slice(-8000)}`);
   process.exitCode = 1;
 } else {
   console.log('OK: every invariant held');

@@ -12,6 +12,9 @@ import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFl
 const createCore: typeof import('./core.ts').createCore = async (...args) => (await import('./core.ts')).createCore(...args);
 const createServer: typeof import('./server.ts').createServer = async (...args) => (await import('./server.ts')).createServer(...args);
 
+/** Signals closer together than this are one (see `serve`), ms. */
+const DUPLICATE_SIGNAL_MS = 1_000;
+
 function configOptions(command: Command): Command {
   return command
     .addOption(new Option('-c, --config <file>', `config file (default: ./${CONFIG_FILE_NAME} if present; env: ${ENV.config})`))
@@ -56,6 +59,12 @@ export function buildProgram(): Command {
     .addOption(new Option('-p, --port <port>', `TCP port, 0 picks a free one (default: ${DEFAULTS.port}; env: ${ENV.port})`))
     .addOption(new Option('-H, --host <host>', `interface to bind; any non-loopback host needs a token (default: ${DEFAULTS.host}; env: ${ENV.host})`))
     .addOption(new Option('-t, --token <token>', `bearer token required on every route but /healthz and /readyz (default: none; env: ${ENV.token})`))
+    .addOption(
+      new Option(
+        '--allowed-hosts <names>',
+        `comma-separated host names accepted in Host and Origin besides the loopback names (default: none; env: ${ENV.allowedHosts})`,
+      ),
+    )
     .action(async (flags: ConfigFlags) => serve(load(flags)));
 
   configOptions(program.command('run').description('Run one program (a file, or - for stdin) without a server; prints its logs and result.'))
@@ -102,12 +111,17 @@ async function serve(config: PtcConfig): Promise<void> {
     throw error;
   }
   process.stdout.write(`ptc listening on ${address}\n`);
-  let signals = 0;
+  let firstSignalAt: number | undefined;
   const stop = (signal: NodeJS.Signals) => {
-    if (++signals > 1) {
+    // One Ctrl-C can arrive twice: from the terminal to the whole process
+    // group, and forwarded by `npm start`. Only a signal a second or more
+    // after the first means "exit now".
+    if (firstSignalAt !== undefined) {
+      if (performance.now() - firstSignalAt < DUPLICATE_SIGNAL_MS) return;
       server.app.log.warn({ signal }, 'second signal: exiting without waiting for runs');
       process.exit(1);
     }
+    firstSignalAt = performance.now();
     server.app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight runs');
     server.close().then(
       () => process.exit(0),

@@ -56,6 +56,14 @@ export interface TypecheckerConfig {
   timeoutMs?: number;
 }
 
+/** One tenant's name and bearer token. */
+export interface TenantToken {
+  /** 1-32 of a-z 0-9: prefixes the tenant's session and call ids on disk. */
+  name: string;
+  /** At least 16 characters. */
+  token: string;
+}
+
 export type RuntimeKind = 'in-process' | 'process';
 export type CodeModeKind = 'code' | 'native' | 'both';
 export type TypecheckSetting = 'off' | 'warn' | 'enforce';
@@ -71,8 +79,26 @@ export interface PtcConfig {
   host: string;
   /** Default 7700; 0 picks a free port. */
   port: number;
-  /** Bearer token required on every route but `/healthz` and `/readyz`. Default: none (loopback only). */
+  /** Bearer token required on every route but `/healthz` and `/readyz`. Default: none (loopback only). One token is one tenant. */
   token?: string;
+  /**
+   * Named tokens (`auth.tokens`), one per tenant: sessions, runs, cancels and
+   * event reads are namespaced by the tenant's name. Default: none (then
+   * `token`, if set, is the one tenant). Exclusive with `token`.
+   */
+  tenants: TenantToken[];
+  /**
+   * Extra host names accepted in `Host` and `Origin` (DNS-rebinding guard).
+   * Bound to loopback, `localhost`, `127.0.0.1` and `[::1]` are always
+   * accepted; bound elsewhere, an empty list accepts any `Host`. Default [].
+   */
+  allowedHosts: string[];
+  /** Headers and body of a request must have arrived within this, ms (runs themselves may take longer). Default 30,000; past it the connection is dropped (408). */
+  receiveTimeoutMs: number;
+  /** Open connections in total. Default 1,024; past it new ones are closed at once. */
+  maxConnections: number;
+  /** Open connections per client IP. Default 128 (fetch pools keep about 1.3 sockets per concurrent request: 48 looping clients held 63); past it that client's new ones are closed at once. */
+  maxConnectionsPerClient: number;
   /** Default `process` (isolates in child processes). */
   runtime: RuntimeKind;
   /** Default `code`: only `run_code` is directly callable. */
@@ -163,8 +189,24 @@ export const CONFIG_FILE_SCHEMA = {
     auth: {
       type: 'object',
       additionalProperties: false,
-      properties: { token: { type: 'string', minLength: 16 } },
+      properties: {
+        token: { type: 'string', minLength: 16 },
+        tokens: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['name', 'token'],
+            properties: { name: { type: 'string', pattern: '^[a-z0-9]{1,32}$' }, token: { type: 'string', minLength: 16 } },
+          },
+        },
+      },
     },
+    allowedHosts: { type: 'array', items: { type: 'string', minLength: 1 } },
+    receiveTimeoutMs: positiveInt,
+    maxConnections: positiveInt,
+    maxConnectionsPerClient: positiveInt,
     bodyLimit: positiveInt,
     rateLimit: {
       type: 'object',
@@ -194,7 +236,11 @@ export interface ConfigFile {
   pool?: PoolConfig;
   disabledTools?: string[];
   spill?: { maxInlineBytes: number };
-  auth?: { token?: string };
+  auth?: { token?: string; tokens?: TenantToken[] };
+  allowedHosts?: string[];
+  receiveTimeoutMs?: number;
+  maxConnections?: number;
+  maxConnectionsPerClient?: number;
   bodyLimit?: number;
   rateLimit?: { max?: number; timeWindow?: number };
   maxConcurrentRunsPerClient?: number;

@@ -3,7 +3,7 @@
  * Relative paths in the file resolve against the file's folder; relative
  * paths from the environment or flags resolve against the working directory.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
@@ -16,7 +16,7 @@ import {
   type RuntimeKind,
 } from './config-schema.ts';
 
-export type { PtcConfig, ConfigFile, McpServerConfig, LimitsConfig, RuntimeKind, CodeModeKind, LogLevel } from './config-schema.ts';
+export type { PtcConfig, TenantToken, ConfigFile, McpServerConfig, LimitsConfig, RuntimeKind, CodeModeKind, LogLevel } from './config-schema.ts';
 
 /** Options given on the command line; each wins over its env var. */
 export interface ConfigFlags {
@@ -26,6 +26,7 @@ export interface ConfigFlags {
   workspace?: string;
   data?: string;
   token?: string;
+  allowedHosts?: string;
   runtime?: string;
   mode?: string;
   logLevel?: string;
@@ -45,6 +46,9 @@ export const DEFAULTS = {
   rateLimit: { max: 6000, timeWindow: 60_000 },
   maxConcurrentRunsPerClient: 32,
   shutdownGraceMs: 10_000,
+  receiveTimeoutMs: 30_000,
+  maxConnections: 1024,
+  maxConnectionsPerClient: 128,
   logLevel: 'info' as LogLevel,
 } as const;
 
@@ -56,6 +60,7 @@ export const ENV = {
   workspace: 'PTC_WORKSPACE',
   data: 'PTC_DATA',
   token: 'PTC_TOKEN',
+  allowedHosts: 'PTC_ALLOWED_HOSTS',
   runtime: 'PTC_RUNTIME',
   mode: 'PTC_MODE',
   logLevel: 'PTC_LOG_LEVEL',
@@ -101,6 +106,11 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     host: pick('host') ?? file.host ?? DEFAULTS.host,
     port: port === undefined ? (file.port ?? DEFAULTS.port) : parsePort(port, problems),
     token: pick('token') ?? file.token ?? file.auth?.token,
+    tenants: (file.auth?.tokens ?? []).map((t) => ({ ...t })),
+    allowedHosts: parseHostList(pick('allowedHosts')) ?? [...(file.allowedHosts ?? [])],
+    receiveTimeoutMs: file.receiveTimeoutMs ?? DEFAULTS.receiveTimeoutMs,
+    maxConnections: file.maxConnections ?? DEFAULTS.maxConnections,
+    maxConnectionsPerClient: file.maxConnectionsPerClient ?? DEFAULTS.maxConnectionsPerClient,
     runtime: oneOf('runtime', pick('runtime'), ['in-process', 'process'], problems) ?? file.runtime ?? DEFAULTS.runtime,
     mode: oneOf('mode', pick('mode'), ['code', 'native', 'both'], problems) ?? file.mode ?? DEFAULTS.mode,
     typecheck: file.typecheck ?? 'off',
@@ -125,6 +135,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
   if (config.token !== undefined && config.token.length < 16) {
     problems.push('the token is shorter than 16 characters: use a long random string (for example `openssl rand -hex 32`)');
   }
+  problems.push(...tenantProblems(config));
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n- ${problems.join('\n- ')}`);
   return config;
 }
@@ -190,6 +201,62 @@ function resolveMcpCwds(servers: McpServersConfig, dir: string): PtcConfig['mcpS
     out[name] = 'command' in server && server.cwd !== undefined ? { ...server, cwd: path.resolve(dir, server.cwd) } : { ...server };
   }
   return out;
+}
+
+/** `PTC_ALLOWED_HOSTS` / `--allowed-hosts`: a comma-separated list. */
+function parseHostList(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(',')
+    .map((host) => host.trim())
+    .filter((host) => host !== '');
+}
+
+function tenantProblems(config: PtcConfig): string[] {
+  if (config.tenants.length === 0) return [];
+  const problems: string[] = [];
+  if (config.token !== undefined) {
+    problems.push('both a single token (token, auth.token, PTC_TOKEN or --token) and auth.tokens are set: use one of them');
+  }
+  const names = new Set<string>();
+  const tokens = new Set<string>();
+  for (const { name, token } of config.tenants) {
+    if (names.has(name)) problems.push(`auth.tokens names tenant "${name}" twice: give each tenant one entry`);
+    if (tokens.has(token)) problems.push(`auth.tokens gives two tenants the same token: each tenant needs its own`);
+    names.add(name);
+    tokens.add(token);
+  }
+  return problems;
+}
+
+/**
+ * Refuses a data folder inside the workspace (or the workspace itself): the
+ * file tools could then read and overwrite other sessions' logs and spill
+ * files. Symlinks are resolved, so a link cannot hide the nesting.
+ */
+export function assertDataDirOutsideWorkspace(config: Pick<PtcConfig, 'workspace' | 'dataDir'>): void {
+  const workspace = realpathOfNearest(config.workspace);
+  const data = realpathOfNearest(config.dataDir);
+  const relative = path.relative(workspace, data);
+  if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
+    throw new ConfigError(
+      `the data folder ${config.dataDir} is inside the workspace ${config.workspace}: programs could read and overwrite session logs. ` +
+        'Put it elsewhere (--data / PTC_DATA / dataDir), for example next to the workspace rather than in it',
+    );
+  }
+}
+
+/** The real path of `target`, through its nearest existing ancestor (the rest may not exist yet). */
+function realpathOfNearest(target: string): string {
+  let existing = path.resolve(target);
+  const rest: string[] = [];
+  while (!existsSync(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+  return path.join(realpathSync(existing), ...rest);
 }
 
 /** True for hosts that only this machine can reach. */

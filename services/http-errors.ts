@@ -11,6 +11,8 @@ export const HTTP_ERROR_CODES = {
   INVALID_REQUEST: { status: 400, fix: 'Fix the field the message names; the OpenAPI document at /docs/json has every schema.' },
   INVALID_JSON: { status: 400, fix: 'Send a well-formed JSON body with `content-type: application/json`.' },
   UNAUTHORIZED: { status: 401, fix: 'Send `authorization: Bearer <token>` with the token the server was started with (PTC_TOKEN).' },
+  FORBIDDEN_HOST: { status: 403, fix: 'Call the service by a name it answers to (bound to loopback: localhost, 127.0.0.1, [::1]), or add the name to allowedHosts.' },
+  FORBIDDEN_ORIGIN: { status: 403, fix: 'Call the service from its own origin or a server-side client, or add the origin host to allowedHosts.' },
   NOT_FOUND: { status: 404, fix: 'Check the method and path against /docs/json.' },
   RUN_NOT_FOUND: { status: 404, fix: 'Nothing to cancel: the run already ended or never started under that callId.' },
   CALL_ID_IN_USE: { status: 409, fix: 'Use a fresh callId, or omit it to get a random one.' },

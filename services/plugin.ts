@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { SandboxPoolStatus } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createBearerAuth } from './auth.ts';
+import type { TenantToken } from './config-schema.ts';
 import type { SessionSource } from './call-runner.ts';
 import { sendError } from './http-errors.ts';
 import type { LogRouter } from './log-router.ts';
@@ -50,8 +51,12 @@ export interface PtcPluginOptions {
   logs?: Pick<LogRouter, 'watch'>;
   /** Serves `GET /metrics` and counts runs and nested calls. Default: no metrics route. */
   metrics?: PtcMetrics;
-  /** Bearer token required on every route of the plugin except the probes. Default: none. */
-  auth?: { token: string };
+  /**
+   * Bearer token required on every route of the plugin except the probes;
+   * or named tokens, one tenant each, whose sessions and runs are kept apart
+   * (see services/tenancy.ts). Default: none.
+   */
+  auth?: { token: string } | { tokens: TenantToken[] };
   /** For `/readyz` (ready once `ready()` resolved). Default: always ready. */
   runtime?: { ready(): Promise<void>; status(): SandboxPoolStatus };
   /** Calls in flight, shared with the host for shutdown. Default: a tracker of the plugin's own. */
@@ -71,7 +76,7 @@ export const ptcPlugin: FastifyPluginAsync<PtcPluginOptions> = async (app: Fasti
   const runs = options.runs ?? createRunTracker({ maxPerClient: options.maxConcurrentRunsPerClient });
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictBodies : coercedParams).compile(schema));
   app.setErrorHandler(sendError);
-  if (options.auth !== undefined) app.addHook('onRequest', createBearerAuth(options.auth.token));
+  if (options.auth !== undefined) app.addHook('onRequest', createBearerAuth('tokens' in options.auth ? options.auth.tokens : options.auth.token));
   registerCallRoutes(app, { ...options, runs });
   registerInfoRoutes(app, options);
 };

@@ -12,6 +12,7 @@ import type { PtcPluginOptions } from './plugin.ts';
 import { CANCEL_SCHEMA, RUN_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
+import { tenantOf } from './tenancy.ts';
 
 interface RunBody {
   code: string;
@@ -56,7 +57,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
 
   app.delete('/v1/runs/:callId', { schema: CANCEL_SCHEMA }, async (request, reply) => {
     const { callId } = request.params as { callId: string };
-    if (!runs.cancel(callId, `cancelled by DELETE /v1/runs/${callId}`)) {
+    // Only the caller's tenant's runs can be named: its prefix is always prepended.
+    if (!runs.cancel(tenantOf(request).inner(callId, 'callId'), `cancelled by DELETE /v1/runs/${callId}`)) {
       throw new HttpError('RUN_NOT_FOUND', `no call with callId "${callId}" is running: it already ended or never started`);
     }
     return reply.code(202).send({ callId, cancelled: true });
@@ -66,16 +68,20 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (options.isShuttingDown?.() === true) {
       throw new HttpError('NOT_READY', 'the server is shutting down and takes no new calls: retry against a running instance');
     }
-    const run = runs.begin(input.callId ?? randomUUID(), request.ip);
+    // Stored ids carry the tenant's prefix; responses and streams show the client's ids.
+    const tenant = tenantOf(request);
+    const callId = input.callId ?? randomUUID();
+    const sessionId = tenant.inner(input.sessionId ?? DEFAULT_SESSION_ID, 'sessionId');
+    const run = runs.begin(tenant.inner(callId, 'callId'), request.ip, callId);
     const onClose = () => {
       if (!reply.raw.writableFinished) run.cancel('the client closed the connection');
     };
     reply.raw.on('close', onClose);
     if (request.raw.destroyed || request.socket.destroyed) onClose();
-    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId: input.sessionId ?? DEFAULT_SESSION_ID, run };
+    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run };
     try {
       if (!acceptsEventStream(request)) {
-        const body = await executeCall(options, call);
+        const body = tenant.response(await executeCall(options, call));
         if (isBusy(body)) {
           throw new HttpError('SANDBOX_BUSY', 'no sandbox slot freed up in time and nothing of the program ran: retry after the Retry-After seconds', {
             'retry-after': '1',
@@ -88,7 +94,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       try {
         const body = await executeCall(options, call, {
           onEvent(event) {
-            if (event.type !== 'tool/result') stream.send(event.type.slice('tool/'.length), event);
+            if (event.type !== 'tool/result') stream.send(event.type.slice('tool/'.length), tenant.event(event));
           },
           onLog(line) {
             liveLines++;
@@ -97,7 +103,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         });
         // Without a log router the lines arrive with the result.
         if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
-        stream.send('result', body);
+        stream.send('result', tenant.response(body));
       } catch (error) {
         request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
         stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));

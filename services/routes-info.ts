@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import type { PtcPluginOptions } from './plugin.ts';
+import { tenantOf } from './tenancy.ts';
 import { EVENTS_SCHEMA, PROBE_SCHEMA, PROMPT_SCHEMA, TOOLS_SCHEMA, TYPINGS_SCHEMA } from './route-schemas.ts';
 
 export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
@@ -33,16 +34,18 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
   app.get('/v1/sessions/:id/events', { schema: EVENTS_SCHEMA }, async (request) => {
     const { id } = request.params as { id: string };
     const { after, limit } = request.query as { after: number; limit: number };
+    // A tenant reads only under its own prefix (services/tenancy.ts).
+    const tenant = tenantOf(request);
     let page;
     try {
-      page = await sessions.readPage(id, { after, limit });
+      page = await sessions.readPage(tenant.inner(id, 'id'), { after, limit });
     } catch (error) {
       if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', error.message);
       request.log.error({ err: error, sessionId: id }, 'a session log could not be read');
       throw new HttpError('EVENT_LOG_UNAVAILABLE', `the log of session ${id} cannot be read right now: retry later; the server log has the cause`);
     }
     if (page.damage !== undefined) request.log.warn({ sessionId: id, damage: page.damage }, 'a session log is damaged');
-    return page;
+    return tenant.name === undefined ? page : { ...page, events: page.events.map(tenant.event) };
   });
 
   app.get('/healthz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => ({ status: 'ok' }));

@@ -21,7 +21,8 @@ export interface TrackedRun {
 }
 
 export interface RunTracker {
-  begin(callId: string, client: string): TrackedRun;
+  /** `shownAs`: the callId as the client named it (without a tenant prefix), for messages. Default `callId`. */
+  begin(callId: string, client: string, shownAs?: string): TrackedRun;
   /** Cancels a running call; false when no such call is running. */
   cancel(callId: string, reason: string): boolean;
   cancelAll(reason: string): void;
@@ -41,9 +42,9 @@ export function createRunTracker(options: RunTrackerOptions = {}): RunTracker {
   };
 
   return {
-    begin(callId, client) {
+    begin(callId, client, shownAs = callId) {
       if (runs.has(callId)) {
-        throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running: use a fresh callId or omit it`);
+        throw new HttpError('CALL_ID_IN_USE', `a call with callId "${shownAs}" is already running: use a fresh callId or omit it`);
       }
       const count = perClient.get(client) ?? 0;
       if (count >= maxPerClient) {

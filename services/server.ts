@@ -10,7 +10,8 @@ import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ProbeRouteConfig } from './auth.ts';
 import { createBearerAuth } from './auth.ts';
-import { ConfigError, isLoopbackHost, type PtcConfig } from './config.ts';
+import { ConfigError, assertDataDirOutsideWorkspace, isLoopbackHost, type PtcConfig } from './config.ts';
+import { capConnections, createHostCheck } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMetrics } from './metrics.ts';
@@ -46,7 +47,8 @@ export interface ServerOptions {
 }
 
 export async function createServer(config: PtcConfig, options: ServerOptions = {}): Promise<PtcServer> {
-  if (!isLoopbackHost(config.host) && config.token === undefined) {
+  assertDataDirOutsideWorkspace(config);
+  if (!isLoopbackHost(config.host) && config.token === undefined && config.tenants.length === 0) {
     throw new ConfigError(
       `refusing to listen on ${config.host} without a token: set PTC_TOKEN (or --token) to a long random string, or bind 127.0.0.1`,
     );
@@ -60,15 +62,23 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     bodyLimit: config.bodyLimit,
     // Ids may be 128 characters (route-schemas ID_PATTERN), tool names 256: Fastify's default (100) answered 414.
     routerOptions: { maxParamLength: 256 },
-    // Node measures requestTimeout until the request is received; keep it (and
-    // every socket timeout) above the longest run a client may ask for.
-    requestTimeout: MAX_RUN_MS + 60_000,
+    // Node measures requestTimeout (and headersTimeout) only until the request
+    // is received, not while it runs: a trickled body is cut off (408) after
+    // receiveTimeoutMs, a 10-minute run is not. Connections are checked at a
+    // quarter of the timeout (Node's default is every 30 s).
+    requestTimeout: config.receiveTimeoutMs,
+    http: {
+      headersTimeout: config.receiveTimeoutMs,
+      connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(config.receiveTimeoutMs / 4))),
+    },
+    // No idle-socket timeout: a run's response may be silent for MAX_RUN_MS.
     connectionTimeout: 0,
     keepAliveTimeout: 65_000,
     // Closing is answered by our own hook below, in the catalogue's shape.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
+  capConnections(app.server, config, app.log);
   app.setErrorHandler(sendError);
   useStrictUtf8Json(app);
   app.setNotFoundHandler((request, reply) =>
@@ -141,7 +151,9 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
   app.addHook('onSend', async (_request, reply) => {
     if (isShuttingDown()) reply.header('connection', 'close');
   });
-  if (config.token !== undefined) app.addHook('onRequest', createBearerAuth(config.token));
+  app.addHook('onRequest', createHostCheck({ loopback: isLoopbackHost(config.host), allowedHosts: config.allowedHosts }));
+  const auth = config.tenants.length > 0 ? config.tenants : config.token;
+  if (auth !== undefined) app.addHook('onRequest', createBearerAuth(auth));
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimit.max,
@@ -166,7 +178,7 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
     openapi: {
       info: { title: 'ptc-executor', description: 'Run model-written programs against canonical tools.', version: '0.1.0' },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-      security: config.token === undefined ? [] : [{ bearer: [] }],
+      security: auth === undefined ? [] : [{ bearer: [] }],
     },
   });
   await app.register(ptcPlugin, {

@@ -22,8 +22,16 @@ function send(message: ChildMessage): void {
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 }
 
-// The parent is gone (closed or killed): nothing may outlive it.
+// The parent is gone (closed or killed): nothing may outlive it. This is
+// also how the supervisor stops a child: it closes the IPC channel.
 process.on('disconnect', () => process.exit(0));
+
+// A terminal's Ctrl-C (SIGINT) and systemd's KillMode=control-group (SIGTERM)
+// signal the whole process group. The server drains its in-flight runs on
+// such a signal, and those runs live here: leaving now would fail them
+// `crashed`. The child leaves when the supervisor says so (the channel
+// closes) or when its parent dies (the same); SIGKILL still works.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
 
 process.on('message', (message: ParentMessage) => {
   switch (message.type) {

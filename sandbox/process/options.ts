@@ -44,10 +44,10 @@ export interface ProcessRuntimeOptions {
    */
   recycleAfterRuns?: number;
   /**
-   * Grace after a run's deadline or abort, ms, and after SIGTERM on close. A
-   * child that has not ended the run by deadline + grace is SIGKILLed (the
-   * parent's wall clock is authoritative); on close, SIGKILL follows SIGTERM
-   * after it. Default 2,000.
+   * Grace after a run's deadline or abort, ms, and after the IPC channel is
+   * closed on close. A child that has not ended the run by deadline + grace
+   * is SIGKILLed (the parent's wall clock is authoritative); on close,
+   * SIGKILL follows after it. Default 2,000.
    */
   killGraceMs?: number;
   /**

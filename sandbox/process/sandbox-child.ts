@@ -48,7 +48,13 @@ export class SandboxChild {
   readonly #runs = new Map<number, InFlightRun>();
   readonly #heartbeat: NodeJS.Timeout;
   #state: 'starting' | 'ready' | 'retiring' | 'dead' = 'starting';
-  #lastAnswerAt = Date.now();
+  /**
+   * When the oldest ping the child has not answered (by any message since)
+   * was sent; undefined when none is outstanding. Silence is judged from the
+   * pings actually sent: after a stall of this process, which sent none, the
+   * child's quiet is no evidence.
+   */
+  #unansweredSince: number | undefined;
   #pingSeq = 0;
   #runsServed = 0;
   #startupError = '';
@@ -156,12 +162,17 @@ export class SandboxChild {
     this.#failAll(message, culprit);
   }
 
-  /** SIGTERM, then SIGKILL after the grace; resolves when the process is gone. */
+  /**
+   * Closes the IPC channel (the child ignores SIGTERM and SIGINT: see
+   * child-main.ts, and leaves when its channel closes), then SIGKILL after
+   * the grace; resolves when the process is gone.
+   */
   async terminate(message: string): Promise<void> {
     if (this.#state !== 'dead') {
       this.#state = 'dead';
       this.#failAll(message);
-      this.#process.kill('SIGTERM');
+      if (this.#process.connected) this.#process.disconnect();
+      else this.#process.kill('SIGKILL');
     }
     const grace = setTimeout(() => this.#process.kill('SIGKILL'), this.#options.killGraceMs);
     await this.exited;
@@ -169,7 +180,7 @@ export class SandboxChild {
   }
 
   #onMessage(message: ChildMessage): void {
-    this.#lastAnswerAt = Date.now();
+    this.#unansweredSince = undefined;
     switch (message.type) {
       case 'ready':
         if (this.#state !== 'starting') return;
@@ -293,13 +304,14 @@ export class SandboxChild {
         }
       });
     }
+    this.#unansweredSince ??= Date.now();
     this.#send({ type: 'ping', seq: this.#pingSeq++ });
   }
 
   #overdue(): boolean {
     const { heartbeatTimeoutMs } = this.#options;
     const timeoutMs = this.#state === 'starting' ? Math.max(startupTimeoutMs, heartbeatTimeoutMs) : heartbeatTimeoutMs;
-    return Date.now() - this.#lastAnswerAt > timeoutMs;
+    return this.#unansweredSince !== undefined && Date.now() - this.#unansweredSince > timeoutMs;
   }
 
   #onExit(reason: string): void {

@@ -38,11 +38,12 @@ export async function serverDirs(config: object = {}): Promise<ServerDirs> {
   return dirs;
 }
 
-export async function startCliServer(dirs: ServerDirs, extra: string[] = []): Promise<CliServer> {
+/** `detached`: the server leads a process group of its own (with its sandbox children), for signals sent to the group. */
+export async function startCliServer(dirs: ServerDirs, extra: string[] = [], options: { detached?: boolean } = {}): Promise<CliServer> {
   const child = spawn(
     NODE,
     ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--config', dirs.config, '--data', dirs.data, '--workspace', dirs.workspace, '--log-level', 'warn', ...extra],
-    { cwd: dirs.base, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: dirs.base, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached === true },
   );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -1,0 +1,140 @@
+/**
+ * The HTTP edge before any route runs: which `Host` and `Origin` a request
+ * may carry (DNS rebinding), and how many connections a client may hold.
+ */
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ProbeRouteConfig } from './auth.ts';
+import { HttpError } from './http-errors.ts';
+
+/** Names that only reach this machine: always accepted when bound to loopback. */
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+export interface HostCheckOptions {
+  /** True when the server is bound to a loopback address. */
+  loopback: boolean;
+  /** Extra host names (no port), compared case-insensitively. */
+  allowedHosts: readonly string[];
+}
+
+/**
+ * An onRequest hook refusing (403) a `Host` that is not allowed and an
+ * `Origin` that is neither the request's own host nor an allowed host.
+ *
+ * Bound to loopback, a web page can only reach the service through a name
+ * it controls that resolves to 127.0.0.1 (DNS rebinding): its requests then
+ * carry that name in `Host`, which is refused. A browser always sends
+ * `Origin` on cross-origin and non-GET requests; tools such as curl send
+ * none, so a missing `Origin` is accepted. An `Origin` is accepted when it
+ * is the request's own host, or its host name is one the `Host` check
+ * accepts by name (loopback names when bound to loopback, the allow-list);
+ * `null` and every other origin are refused. Probes are exempt from both
+ * checks: they run nothing and reveal nothing, and orchestrators call them
+ * by addresses the allow-list cannot know.
+ */
+export function createHostCheck(options: HostCheckOptions) {
+  const allowed = new Set(options.allowedHosts.map((host) => host.toLowerCase()));
+  if (options.loopback) for (const name of LOOPBACK_NAMES) allowed.add(name);
+  // Bound elsewhere with no list: any Host (the token is the guard there).
+  const anyHost = allowed.size === 0;
+  const isAllowed = (hostname: string) => anyHost || allowed.has(hostname) || (options.loopback && /^127(\.\d{1,3}){3}$/.test(hostname));
+
+  return async function hostCheck(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    if ((request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true) return;
+    const host = request.headers.host;
+    const hostname = typeof host === 'string' ? hostnameOf(host) : undefined;
+    if (hostname === undefined || !isAllowed(hostname)) {
+      throw new HttpError(
+        'FORBIDDEN_HOST',
+        'the Host header names a host this server does not answer to: call it by a loopback name (localhost, 127.0.0.1, [::1]) or add the name to allowedHosts',
+      );
+    }
+    const origin = request.headers.origin;
+    if (origin === undefined) return;
+    const originHost = typeof origin === 'string' ? originHostOf(origin) : undefined;
+    const sameHost = originHost !== undefined && typeof host === 'string' && originHost.host === normaliseHost(host, originHost.defaultPort);
+    // Another page of this machine (a loopback origin when bound to loopback) or of a listed host is accepted.
+    if (!sameHost && (originHost === undefined || !allowed.has(originHost.hostname))) {
+      throw new HttpError(
+        'FORBIDDEN_ORIGIN',
+        'requests from a web page of another origin are refused: call the service from its own origin or a server-side client, or add the origin host to allowedHosts',
+      );
+    }
+  };
+}
+
+/** `Host: Example.com:7700` → `example.com`; `[::1]:80` → `[::1]`; undefined when malformed. */
+function hostnameOf(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The origin's `host[:port]` (port only when not the scheme's default) and hostname. */
+function originHostOf(origin: string): { host: string; hostname: string; defaultPort: string } | undefined {
+  try {
+    const url = new URL(origin);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    return { host: url.host, hostname: url.hostname, defaultPort: url.protocol === 'https:' ? '443' : '80' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `Host` header as `URL.host` would write it for an origin with this default port. */
+function normaliseHost(host: string, defaultPort: string): string | undefined {
+  try {
+    const url = new URL(`http://${host}`);
+    return url.port === '' || url.port === defaultPort ? url.hostname : `${url.hostname}:${url.port}`;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ConnectionCaps {
+  /** Open connections in total. */
+  maxConnections: number;
+  /** Open connections per remote address. */
+  maxConnectionsPerClient: number;
+}
+
+/**
+ * Caps open connections in total (Node's own `maxConnections`: it closes the
+ * socket at once) and per client address (counted here, on 'connection'). A
+ * refused socket is destroyed before any byte of it is read: cheaper than a
+ * response, and a client holding its cap of slow connections gets nothing
+ * more out of the server.
+ */
+export function capConnections(server: Server, caps: ConnectionCaps, log?: { warn(details: object, message: string): void }): void {
+  server.maxConnections = caps.maxConnections;
+  const open = new Map<string, number>();
+  // One warning a second at most: a client hammering its cap must not flood the log.
+  let lastWarning = Number.NEGATIVE_INFINITY;
+  const warn = (details: object, message: string) => {
+    const now = performance.now();
+    if (log === undefined || now - lastWarning < 1_000) return;
+    lastWarning = now;
+    log.warn(details, message);
+  };
+  server.on('drop', (data?: { remoteAddress?: string }) =>
+    warn({ client: data?.remoteAddress, max: caps.maxConnections }, 'connection refused: the server holds maxConnections'),
+  );
+  server.on('connection', (socket: Socket) => {
+    const client = socket.remoteAddress ?? 'unknown';
+    const count = open.get(client) ?? 0;
+    if (count >= caps.maxConnectionsPerClient) {
+      warn({ client, max: caps.maxConnectionsPerClient }, 'connection refused: the client holds maxConnectionsPerClient');
+      socket.destroy();
+      return;
+    }
+    open.set(client, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(client) ?? 1) - 1;
+      if (left <= 0) open.delete(client);
+      else open.set(client, left);
+    });
+  });
+}
