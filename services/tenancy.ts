@@ -13,7 +13,7 @@
  * file on a case-insensitive disk) cannot exist.
  */
 import type { FastifyRequest } from 'fastify';
-import type { SessionLogEvent, ToolEvent } from '../src/events.ts';
+import type { SessionLogEvent } from '../src/events.ts';
 import type { CallResponse } from './call-runner.ts';
 import { HttpError } from './http-errors.ts';
 
