@@ -163,11 +163,17 @@ interface Forced {
   column?: number;
 }
 
+/** Lets the runtime end a run from outside (its memory budget stops the run that grew most). */
+export interface RunControl {
+  /** Set by {@link runInIsolate} when the run starts: disposes the isolate, the run fails with `failure`. */
+  stop?: (failure: SandboxFailure) => void;
+}
+
 /**
  * Runs one program (already stripped by `stripProgram`) in `prepared`, which
  * is disposed before this resolves. Never rejects.
  */
-export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest): Promise<SandboxRunOutcome> {
+export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest, control?: RunControl): Promise<SandboxRunOutcome> {
   const filename = request.filename ?? DEFAULT_FILENAME;
   const { limits, signal } = request;
   const logs: string[] = [];
@@ -247,6 +253,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     catastrophe: (message) => force({ kind: 'crashed', message: `the sandbox failed irrecoverably (${message}); run the program again` }),
   });
 
+  if (control !== undefined) control.stop = (failure) => force({ ...failure });
   const onAbort = (): void => force({ kind: 'abort', message: 'the run was cancelled' });
   const deadline = setTimeout(
     () => force({ kind: 'timeout', message: `the program ran longer than ${limits.timeoutMs} ms (wall time, tool calls included): do less per run, or allow more time` }),

@@ -41,6 +41,8 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
   app.get('/readyz', { schema: PROBE_SCHEMA, config: { probe: true } }, async () => {
     if (options.isShuttingDown?.() === true) throw new HttpError('NOT_READY', 'the server is shutting down');
     if (!ready) throw new HttpError('NOT_READY', 'the sandbox pool is still starting: retry shortly');
+    // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
+    if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');
     return { status: 'ready' };
   });
 
