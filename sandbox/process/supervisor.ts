@@ -22,6 +22,8 @@ export class Supervisor {
   #lastStartupFailure = '';
   #respawns = new Set<NodeJS.Timeout>();
   #restarts = 0;
+  /** Budget stops reported by children that have exited. */
+  #pastMemoryStopped = 0;
   #closed = false;
 
   constructor(options: ResolvedProcessRuntimeOptions, onSlotFree: () => void) {
@@ -68,7 +70,7 @@ export class Supervisor {
   }
 
   get memoryStopped(): number {
-    let total = 0;
+    let total = this.#pastMemoryStopped;
     for (const child of this.#live) total += child.memoryStopped;
     return total;
   }
@@ -104,6 +106,7 @@ export class Supervisor {
       },
       onExit: (_, reason) => {
         this.#live.delete(child);
+        this.#pastMemoryStopped += child.memoryStopped;
         this.#replace(index, child, reason);
       },
     });
