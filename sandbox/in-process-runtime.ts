@@ -50,6 +50,8 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 100)), options.queueTimeoutMs ?? 5_000);
   const stopWatch = watchBudget(budget);
   const active = new Set<Promise<SandboxRunOutcome>>();
+  /** Admitted runs still waiting for an isolate: more than one is a burst. */
+  let starting = 0;
   let closed = false;
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
@@ -59,10 +61,13 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     if (!stripped.ok) return failed(stripped.failure);
     if (request.signal.aborted) return failed({ kind: 'abort', message: 'the run was cancelled before it started' });
     let prepared;
+    starting++;
     try {
-      prepared = await pool.take(request.limits.memoryMiB);
+      prepared = await pool.take(request.limits.memoryMiB, starting > 1);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
+    } finally {
+      starting--;
     }
     const { isolate } = prepared;
     ticket.measure = async () => {

@@ -12,8 +12,13 @@
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 
 export interface WarmPool {
-  /** A prepared isolate of `memoryMiB`: from the pool when it matches, else made now. */
-  take(memoryMiB: number): Promise<PreparedIsolate>;
+  /**
+   * A prepared isolate of `memoryMiB`: from the pool when it matches, else
+   * made now. `crowded` (other runs are waiting for isolates too), or a miss
+   * shortly after another, means a burst: the isolate is then prepared off
+   * this thread, so a burst's isolates are made in parallel.
+   */
+  take(memoryMiB: number, crowded?: boolean): Promise<PreparedIsolate>;
   /**
    * Tops the pool up in the background. Call it when a run has finished:
    * creating an isolate blocks the event loop for milliseconds, which must
@@ -27,6 +32,8 @@ export interface WarmPool {
 
 const GROWTH_LIMIT = 16;
 const SHRINK_AFTER_MS = 5_000;
+/** Misses closer together than this are a burst. */
+const BURST_GAP_MS = 50;
 
 export function createWarmPool(size: number, memoryMiB: number): WarmPool {
   const idle: PreparedIsolate[] = [];
@@ -70,16 +77,16 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
   refill();
 
   return {
-    async take(wanted) {
+    async take(wanted, crowded = false) {
+      const now = performance.now();
+      const burst = crowded || now - lastMiss < BURST_GAP_MS;
       if (wanted === memoryMiB && !closed) {
         const prepared = idle.shift();
         if (prepared !== undefined) return prepared;
-        if (size > 0) {
-          target = Math.min(size * GROWTH_LIMIT, target * 2);
-          lastMiss = performance.now();
-        }
+        if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
       }
-      return prepareIsolate(wanted);
+      lastMiss = now;
+      return prepareIsolate(wanted, burst);
     },
     refill,
     filled() {
