@@ -18,6 +18,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { section as capacity } from './capacity.bench.ts';
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
 import { section as json } from './json.bench.ts';
@@ -25,7 +26,7 @@ import { section as processPool } from './process-pool.bench.ts';
 import { section as typings } from './typings.bench.ts';
 import type { BenchSection } from './section.ts';
 
-const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool];
+const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool, capacity];
 
 function selected(argv: readonly string[]): BenchSection[] {
   const at = argv.indexOf('--only');

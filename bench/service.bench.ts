@@ -1,5 +1,6 @@
 /**
- * `npm run bench:service [-- --duration 20 --connections 16 --runtime process]`:
+ * `npm run bench:service [-- --duration 20 --connections 16 --runtime process]`
+ * (`-- --capacity`: the capacity mode instead, see bench/service-capacity.ts):
  * autocannon against a real `ptc serve` (a child process, port 0) on
  * POST /v1/run: a trivial program, then a program making 10 nested calls.
  * Prints runs/s, latency p50/p99 and errors (transport errors, non-2xx and
@@ -79,10 +80,17 @@ function cpuSplit(serverPid: number): { server: number; children: number; load: 
   return { server, children, load };
 }
 
-async function startServer(cwd: string, runtime: string, typecheck = 'off'): Promise<{ url: string; pid: number; stop(): Promise<number | null> }> {
+export interface BenchServer {
+  url: string;
+  pid: number;
+  stop(): Promise<number | null>;
+}
+
+/** `ptc serve` in `cwd` on port 0, its config file the defaults below plus `config`. */
+export async function startServer(cwd: string, runtime: string, config: Record<string, unknown> = {}): Promise<BenchServer> {
   await writeFile(
     path.join(cwd, 'ptc.config.json'),
-    JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn', typecheck }),
+    JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn', ...config }),
   );
   const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', '--max-semi-space-size=16', path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
     cwd,
@@ -153,7 +161,7 @@ async function compareTypecheck(cwd: string, mode: string, options: Options): Pr
   console.log(`POST /v1/run, ${options.connections} connections, ${options.duration} s each, runtime ${options.runtime}: ${trivial.name}, typecheck off vs ${mode}`);
   const rates: number[] = [];
   for (const typecheck of ['off', mode]) {
-    const server = await startServer(cwd, options.runtime, typecheck);
+    const server = await startServer(cwd, options.runtime, { typecheck });
     try {
       console.log(`- typecheck ${typecheck}`);
       rates.push(await load(server.url, server.pid, trivial.code, options));
@@ -166,6 +174,11 @@ async function compareTypecheck(cwd: string, mode: string, options: Options): Pr
 }
 
 async function run(options: Options = parseOptions(process.argv.slice(2))): Promise<void> {
+  if (process.argv.includes('--capacity')) {
+    const { runCapacity } = await import('./service-capacity.ts');
+    await runCapacity(process.argv.slice(2), startServer);
+    return;
+  }
   const cwd = await mkdtemp(path.join(tmpdir(), 'ptc-bench-service-'));
   await mkdir(path.join(cwd, 'workspace'), { recursive: true });
   await writeFile(path.join(cwd, 'workspace/bench.txt'), 'one\ntwo\nthree\n');

@@ -2,62 +2,126 @@
  * `createInProcessRuntime`: the `SandboxRuntime` that runs each program in a
  * fresh isolated-vm isolate in this process. The library default: fastest,
  * but a V8 abort takes the process with it (use the process runtime to
- * contain that).
+ * contain that). Runs are admitted against a memory budget (see
+ * memory-budget.ts); past it they wait in a bounded queue, then fail `busy`.
  */
-import type { SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
-import { runInIsolate } from './isolate-run.ts';
+import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
+import { runInIsolate, type RunControl } from './isolate-run.ts';
+import { DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { stripProgram } from './strip-types.ts';
+import { WaitQueue } from './wait-queue.ts';
 import { createWarmPool } from './warm-pool.ts';
 
 export interface InProcessRuntimeOptions {
-  /** Never-used isolates kept ready. Default 2; 0 creates every isolate on the request path. */
+  /**
+   * Never-used isolates kept ready when idle. Default 2; 0 creates every
+   * isolate on the request path. Under a burst the pool follows demand, up to
+   * 16 times this (see warm-pool.ts).
+   */
   warmPoolSize?: number;
   /**
    * Heap of the pooled isolates, MiB. Default 128. A run asking for another
    * heap size gets a freshly made isolate (slower, same behaviour).
    */
   warmPoolMemoryMiB?: number;
+  /**
+   * Memory the runs of this runtime may hold together, MiB. Default: half
+   * the memory available when the runtime is created, at most half the
+   * machine's (or cgroup's) total, at least 256. A run is admitted while its
+   * reservation fits; when runs outgrow it, the one that grew most fails
+   * `memory`.
+   */
+  memoryBudgetMiB?: number;
+  /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
+  runReserveMiB?: number;
+  /** Runs allowed to wait for headroom. Default 100; a run arriving when it is full fails `busy` at once; 0 never waits. */
+  queueLimit?: number;
+  /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
+  queueTimeoutMs?: number;
 }
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
   const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128);
+  const budget = new MemoryBudget(
+    Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
+    Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
+  );
+  const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 100)), options.queueTimeoutMs ?? 5_000);
+  const stopWatch = watchBudget(budget);
   const active = new Set<Promise<SandboxRunOutcome>>();
+  /** Admitted runs still waiting for an isolate: more than one is a burst. */
+  let starting = 0;
   let closed = false;
 
-  const runOnce = async (request: SandboxRunRequest): Promise<SandboxRunOutcome> => {
+  const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
+
+  const runOnce = async (request: SandboxRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
     const stripped = await stripProgram(request.code, request.filename ?? DEFAULT_FILENAME);
-    if (!stripped.ok) return { ok: false, logs: [], failure: stripped.failure };
-    if (request.signal.aborted) return { ok: false, logs: [], failure: { kind: 'abort', message: 'the run was cancelled before it started' } };
+    if (!stripped.ok) return failed(stripped.failure);
+    if (request.signal.aborted) return failed({ kind: 'abort', message: 'the run was cancelled before it started' });
     let prepared;
+    starting++;
     try {
-      prepared = await pool.take(request.limits.memoryMiB);
+      prepared = await pool.take(request.limits.memoryMiB, starting > 1);
     } catch {
-      return { ok: false, logs: [], failure: { kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' } };
+      return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
+    } finally {
+      starting--;
     }
-    return runInIsolate(prepared, stripped.js, request);
+    const { isolate } = prepared;
+    ticket.measure = async () => {
+      const heap = await isolate.getHeapStatistics();
+      return heap.total_physical_size + heap.externally_allocated_size;
+    };
+    const control: RunControl = {};
+    const outcome = runInIsolate(prepared, stripped.js, request, control);
+    ticket.stop = control.stop;
+    return outcome;
+  };
+
+  const start = (request: SandboxRunRequest): Promise<SandboxRunOutcome> => {
+    const ticket = budget.admit();
+    const run = runOnce(request, ticket);
+    active.add(run);
+    void run.finally(() => {
+      active.delete(run);
+      budget.release(ticket);
+      queue.drain(() => (budget.hasRoom() ? true : undefined));
+      pool.refill();
+    });
+    return run;
   };
 
   return {
     kind: 'in-process',
     run(request) {
-      if (closed) {
-        return Promise.resolve({ ok: false, logs: [], failure: { kind: 'busy', message: 'the sandbox runtime is closed' } });
-      }
-      const run = runOnce(request);
-      active.add(run);
-      void run.finally(() => {
-        active.delete(run);
-        pool.refill();
+      if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed' }));
+      // Waiting runs go first: headroom that frees is theirs.
+      if (queue.size === 0 && budget.hasRoom()) return start(request);
+      return new Promise((resolve) => {
+        queue.enter({ start: () => resolve(start(request)), fail: (failure) => resolve(failed(failure)) }, request.signal);
       });
-      return run;
     },
     ready: () => pool.filled(),
     status(): SandboxPoolStatus {
-      return { children: 0, busy: active.size, queued: 0, restarts: 0 };
+      return {
+        children: 0,
+        busy: active.size,
+        queued: queue.size,
+        restarts: 0,
+        admitted: budget.admitted,
+        refused: queue.refused,
+        memoryStopped: budget.stoppedRuns,
+        memoryBudgetBytes: budget.limitBytes,
+        memoryUsedBytes: budget.usedBytes,
+        saturated: queue.size > 0 || !budget.hasRoom(),
+      };
     },
     async close() {
       closed = true;
+      stopWatch();
+      queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before the run could start' });
       pool.close();
       await Promise.allSettled([...active]);
     },

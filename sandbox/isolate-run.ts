@@ -28,8 +28,14 @@ export interface PreparedIsolate {
   bind(bindings: Bindings): void;
 }
 
-/** Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it. */
-export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate> {
+/**
+ * Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it.
+ * `offThread`: make the context and evaluate the bootstrap on isolated-vm's
+ * thread pool instead of this thread. Costlier in CPU (thread hops), but
+ * isolates prepared this way are made in parallel on every core while this
+ * thread serves other work: the runtimes use it under a burst.
+ */
+export async function prepareIsolate(memoryMiB: number, offThread = false): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMiB,
@@ -39,7 +45,7 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     // Synchronous throughout: preparing runs only our bootstrap, and each thread-pool hop of the
     // async variants costs more CPU than the step itself (measured here: ~4.9 ms a prepared isolate
     // with them, ~2.8 ms without; bench:service trivial runs 298 → 339/s).
-    const context = isolate.createContextSync();
+    const context = offThread ? await isolate.createContext() : isolate.createContextSync();
     const never = new Promise<string>(() => undefined);
     // Replies travel back as the answer to the guest's latest submit (see the guest's wire protocol):
     // a host→isolate call per reply costs far more than settling a promise isolated-vm already awaits.
@@ -112,11 +118,14 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       new ivm.Reference((id: unknown) => void bindings?.clearTimer(Number(id))),
       new ivm.Reference((thrown: unknown) => void bindings?.fail(String(thrown))),
     ];
-    const script = compileBootstrap(isolate);
-    const install = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
+    const script = offThread ? await compileBootstrapAsync(isolate) : compileBootstrap(isolate);
+    const install = (offThread ? await script.run(context, { reference: true }) : script.runSync(context, { reference: true })) as ivm.Reference<unknown>;
     script.release();
     const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-    const start = install.applySync(undefined, [...refs, names], { result: { reference: true } }) as ivm.Reference<unknown>;
+    const args = [...refs, names];
+    const start = (
+      offThread ? await install.apply(undefined, args, { result: { reference: true } }) : install.applySync(undefined, args, { result: { reference: true } })
+    ) as ivm.Reference<unknown>;
     install.release();
     return {
       memoryMiB,
@@ -150,6 +159,15 @@ function compileBootstrap(isolate: ivm.Isolate): ivm.Script {
   return script;
 }
 
+/** {@link compileBootstrap} on the thread pool; the first isolate of the process compiles on this thread (it makes the cache). */
+async function compileBootstrapAsync(isolate: ivm.Isolate): Promise<ivm.Script> {
+  const cachedData = bootstrapCache;
+  if (cachedData === undefined) return compileBootstrap(isolate);
+  const script = await isolate.compileScript(guestSource(), { filename: 'ptc-bootstrap.js', cachedData });
+  if ((script as { cachedDataRejected?: boolean }).cachedDataRejected === true) bootstrapCache = undefined;
+  return script;
+}
+
 /** Disposes an isolate that will never run (pool shrink, runtime close). */
 export function discardIsolate(prepared: PreparedIsolate): void {
   if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
@@ -163,11 +181,17 @@ interface Forced {
   column?: number;
 }
 
+/** Lets the runtime end a run from outside (its memory budget stops the run that grew most). */
+export interface RunControl {
+  /** Set by {@link runInIsolate} when the run starts: disposes the isolate, the run fails with `failure`. */
+  stop?: (failure: SandboxFailure) => void;
+}
+
 /**
  * Runs one program (already stripped by `stripProgram`) in `prepared`, which
  * is disposed before this resolves. Never rejects.
  */
-export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest): Promise<SandboxRunOutcome> {
+export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest, control?: RunControl): Promise<SandboxRunOutcome> {
   const filename = request.filename ?? DEFAULT_FILENAME;
   const { limits, signal } = request;
   const logs: string[] = [];
@@ -247,6 +271,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     catastrophe: (message) => force({ kind: 'crashed', message: `the sandbox failed irrecoverably (${message}); run the program again` }),
   });
 
+  if (control !== undefined) control.stop = (failure) => force({ ...failure });
   const onAbort = (): void => force({ kind: 'abort', message: 'the run was cancelled' });
   const deadline = setTimeout(
     () => force({ kind: 'timeout', message: `the program ran longer than ${limits.timeoutMs} ms (wall time, tool calls included): do less per run, or allow more time` }),

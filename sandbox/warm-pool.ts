@@ -3,12 +3,22 @@
  * skips isolate creation. `take` hands one out; it is refilled off the
  * request path (the runtime calls `refill` once a run has finished); an
  * isolate is never returned to the pool.
+ *
+ * The pool follows demand: each `take` that finds it empty doubles its
+ * target, up to 16 times `size` (a burst then finds isolates made between
+ * its runs' ends); after 5 s without such a miss the target halves back
+ * towards `size`, discarding the surplus (an idle isolate holds ~1.5 MiB).
  */
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 
 export interface WarmPool {
-  /** A prepared isolate of `memoryMiB`: from the pool when it matches, else made now. */
-  take(memoryMiB: number): Promise<PreparedIsolate>;
+  /**
+   * A prepared isolate of `memoryMiB`: from the pool when it matches, else
+   * made now. `crowded` (other runs are waiting for isolates too), or a miss
+   * shortly after another, means a burst: the isolate is then prepared off
+   * this thread, so a burst's isolates are made in parallel.
+   */
+  take(memoryMiB: number, crowded?: boolean): Promise<PreparedIsolate>;
   /**
    * Tops the pool up in the background. Call it when a run has finished:
    * creating an isolate blocks the event loop for milliseconds, which must
@@ -20,21 +30,32 @@ export interface WarmPool {
   close(): void;
 }
 
+const GROWTH_LIMIT = 16;
+const SHRINK_AFTER_MS = 5_000;
+/** Misses closer together than this are a burst. */
+const BURST_GAP_MS = 50;
+
 export function createWarmPool(size: number, memoryMiB: number): WarmPool {
   const idle: PreparedIsolate[] = [];
+  let target = size;
+  let lastMiss = 0;
   let pending = 0;
   let closed = false;
   let waiters: (() => void)[] = [];
 
   const settleWaiters = (): void => {
-    if (idle.length + pending < size && !closed) return;
+    if (idle.length + pending < target && !closed) return;
     if (pending > 0) return;
     const done = waiters;
     waiters = [];
     for (const resolve of done) resolve();
   };
   const refill = (): void => {
-    while (!closed && idle.length + pending < size) {
+    if (target > size && performance.now() - lastMiss > SHRINK_AFTER_MS) {
+      target = Math.max(size, target >> 1);
+      for (const prepared of idle.splice(target)) discardIsolate(prepared);
+    }
+    while (!closed && idle.length + pending < target) {
       pending++;
       // setImmediate keeps isolate creation out of the caller's tick.
       setImmediate(() => {
@@ -56,12 +77,16 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
   refill();
 
   return {
-    async take(wanted) {
+    async take(wanted, crowded = false) {
+      const now = performance.now();
+      const burst = crowded || now - lastMiss < BURST_GAP_MS;
       if (wanted === memoryMiB && !closed) {
         const prepared = idle.shift();
         if (prepared !== undefined) return prepared;
+        if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
       }
-      return prepareIsolate(wanted);
+      lastMiss = now;
+      return prepareIsolate(wanted, burst);
     },
     refill,
     filled() {

@@ -34,15 +34,23 @@ export interface LimitsConfig {
   maxParallelCalls?: number;
 }
 
-/** The child-process pool (runtime `process`). */
+/** Sandbox admission (both runtimes) and the child-process pool (runtime `process`). */
 export interface PoolConfig {
-  /** Child processes. Default: the CPU count. */
+  /** `process` runtime: child processes. Default: the CPU count. */
   children?: number;
-  /** Runs one child hosts at once. Default 4. */
+  /**
+   * Memory the runs may hold together, MiB (split evenly over the children).
+   * Default: half the memory available at start, at most half the total, at
+   * least 256. Past it runs queue; runs that outgrow it lose the one that grew most (`memory`).
+   */
+  memoryBudgetMiB?: number;
+  /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
+  runReserveMiB?: number;
+  /** `process` runtime: optional hard cap on runs per child on top of the budget. Default: none. */
   runsPerChild?: number;
-  /** Runs waiting for a free slot. Default 100; a run arriving when full fails `busy` (503). */
+  /** Runs waiting for memory headroom. Default 100; a run arriving when full fails `busy` (503). */
   queueLimit?: number;
-  /** Longest wait for a slot, ms. Default 5,000; past it the run fails `busy` (503). */
+  /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy` (503). */
   queueTimeoutMs?: number;
 }
 
@@ -108,7 +116,7 @@ export interface PtcConfig {
   /** The type-checker's threads and budgets; an unset field keeps its default. */
   typechecker: TypecheckerConfig;
   limits: LimitsConfig;
-  /** The `process` runtime's pool; an unset field keeps its default. */
+  /** Sandbox admission and the `process` runtime's pool; an unset field keeps its default. */
   pool: PoolConfig;
   /** Tool names (built-in or `<server>__<tool>`) never registered. Default []. */
   disabledTools: string[];
@@ -174,6 +182,8 @@ export const CONFIG_FILE_SCHEMA = {
       additionalProperties: false,
       properties: {
         children: positiveInt,
+        memoryBudgetMiB: positiveInt,
+        runReserveMiB: { type: 'number', exclusiveMinimum: 0 },
         runsPerChild: positiveInt,
         queueLimit: { type: 'integer', minimum: 0 },
         queueTimeoutMs: positiveInt,

@@ -107,9 +107,9 @@ function createRuntime(config: PtcConfig, sandbox: boolean): SandboxRuntime {
   if (!sandbox) return createInProcessRuntime({ warmPoolSize: 0 });
   // Pooled isolates get the configured heap, or every run would make its own.
   const warmPoolMemoryMiB = config.limits.memoryMiB ?? 128;
-  return config.runtime === 'process'
-    ? createProcessRuntime({ ...config.pool, warmPoolMemoryMiB })
-    : createInProcessRuntime({ warmPoolMemoryMiB });
+  if (config.runtime === 'process') return createProcessRuntime({ ...config.pool, warmPoolMemoryMiB });
+  const { memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs } = config.pool;
+  return createInProcessRuntime({ warmPoolMemoryMiB, memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs });
 }
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */

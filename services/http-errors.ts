@@ -22,7 +22,7 @@ export const HTTP_ERROR_CODES = {
   TOO_MANY_RUNS: { status: 429, fix: 'Wait for one of your runs to finish (Retry-After), or raise maxConcurrentRunsPerClient.' },
   INTERNAL: { status: 500, fix: 'A server bug: the server log has the details.' },
   UNDER_PRESSURE: { status: 503, fix: 'The server is overloaded: retry after Retry-After seconds.' },
-  SANDBOX_BUSY: { status: 503, fix: 'Every sandbox slot stayed busy past the queue timeout: retry after Retry-After seconds, or raise pool.children.' },
+  SANDBOX_BUSY: { status: 503, fix: 'The sandbox had no memory headroom for the run within the queue timeout: retry after Retry-After seconds, or raise pool.memoryBudgetMiB.' },
   EVENT_LOG_UNAVAILABLE: { status: 503, fix: 'The session log could not be opened or read (a disk or permission fault): retry later; the server log has the cause.' },
   NOT_READY: { status: 503, fix: 'The sandbox is starting or the server is shutting down: retry shortly.' },
 } as const;

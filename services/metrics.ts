@@ -61,19 +61,40 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
   });
   const pool = options.poolStatus;
   if (pool !== undefined) {
+    const figure = (field: keyof SandboxPoolStatus): number => {
+      const value = pool()[field];
+      return typeof value === 'boolean' ? Number(value) : (value ?? 0);
+    };
     const gauge = (name: string, help: string, field: keyof SandboxPoolStatus) =>
       new Gauge({
         name,
         help,
         registers: [registry],
         collect() {
-          this.set(pool()[field]);
+          this.set(figure(field));
+        },
+      });
+    // Running totals the runtime keeps: exported as counters, set from its figure at each scrape.
+    const total = (name: string, help: string, field: keyof SandboxPoolStatus) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(figure(field));
         },
       });
     gauge('ptc_pool_children', 'Sandbox child processes alive.', 'children');
-    gauge('ptc_pool_busy', 'Sandbox slots running a program.', 'busy');
-    gauge('ptc_pool_queued', 'Runs waiting for a sandbox slot.', 'queued');
+    gauge('ptc_pool_busy', 'Runs admitted to the sandbox and not yet ended.', 'busy');
+    gauge('ptc_pool_queued', 'Runs waiting for sandbox memory headroom.', 'queued');
     gauge('ptc_pool_restarts', 'Sandbox children replaced since start (crash, hang or memory ceiling).', 'restarts');
+    total('ptc_pool_admitted_total', 'Runs admitted to the sandbox since start.', 'admitted');
+    total('ptc_pool_refused_total', 'Runs refused busy since start (queue full, or no headroom within the queue timeout).', 'refused');
+    total('ptc_pool_memory_stopped_total', 'Runs failed memory by the sandbox budget since start (the runs outgrew it; each had grown most).', 'memoryStopped');
+    gauge('ptc_pool_memory_budget_bytes', 'Memory the sandbox runs may hold together, bytes.', 'memoryBudgetBytes');
+    gauge('ptc_pool_memory_used_bytes', 'Sandbox memory budget in use: per run its reservation or measured isolate size, whichever is larger.', 'memoryUsedBytes');
+    gauge('ptc_pool_saturated', '1 while a new run would wait for headroom (also /readyz 503), else 0.', 'saturated');
   }
   return {
     registry,

@@ -83,8 +83,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       if (!acceptsEventStream(request)) {
         const body = tenant.response(await executeCall(options, call));
         if (isBusy(body)) {
-          throw new HttpError('SANDBOX_BUSY', 'no sandbox slot freed up in time and nothing of the program ran: retry after the Retry-After seconds', {
-            'retry-after': '1',
+          throw new HttpError('SANDBOX_BUSY', 'the sandbox had no memory headroom for the run in time and nothing of the program ran: retry after the Retry-After seconds', {
+            'retry-after': BUSY_RETRY_AFTER_SECONDS,
           });
         }
         return body;
@@ -123,7 +123,14 @@ function acceptsEventStream(request: FastifyRequest): boolean {
   return typeof accept === 'string' && accept.includes('text/event-stream');
 }
 
-/** The run never started: every sandbox slot stayed busy past the queue timeout. */
+/** Retry-After of a `busy` 503, seconds: runs waiting on tools free headroom within about this long. */
+const BUSY_RETRY_AFTER_SECONDS = '1';
+
+/**
+ * The run never started: the sandbox refused it `busy` (its queue was full,
+ * or no memory headroom freed within the queue timeout). The one place that
+ * reads the failure kind for the 503 decision.
+ */
 function isBusy(body: CallResponse): boolean {
   return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.message.startsWith('code run failed (busy)');
 }

@@ -57,6 +57,8 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (log !== undefined && !log.ok) {
       throw new HttpError('NOT_READY', `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`);
     }
+    // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
+    if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');
     return { status: 'ready' };
   });
 

@@ -74,10 +74,26 @@ export type SandboxRunOutcome =
   | { ok: false; logs: string[]; failure: SandboxFailure };
 
 export interface SandboxPoolStatus {
+  /** Child processes ready (0 for the in-process runtime). */
   children: number;
+  /** Runs admitted and not yet ended. */
   busy: number;
+  /** Runs waiting for memory headroom. */
   queued: number;
+  /** Child processes replaced since start. */
   restarts: number;
+  /** Runs admitted since start. The fields below are optional so that other runtimes need not budget. */
+  admitted?: number;
+  /** Runs refused `busy` since start: the queue was full, or their wait timed out. */
+  refused?: number;
+  /** Runs failed `memory` by the budget since start (their runtime ran short, and they had grown most). */
+  memoryStopped?: number;
+  /** Memory the runs may hold together, bytes. */
+  memoryBudgetBytes?: number;
+  /** Memory charged to the runs now: each run's reservation or its isolate's measured size, whichever is larger. */
+  memoryUsedBytes?: number;
+  /** True while a new run would wait: no headroom for one more run, or runs already queued. */
+  saturated?: boolean;
 }
 
 export interface SandboxRuntime {

@@ -4,7 +4,7 @@
  * nested calls and log lines are relayed over IPC, the results relayed back.
  */
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
-import type { ChildMessage, ChildRuntimeOptions, ParentMessage } from './protocol.ts';
+import type { ChildBudgetReport, ChildMessage, ChildRuntimeOptions, ParentMessage } from './protocol.ts';
 
 type RuntimeFactory = (options?: ChildRuntimeOptions) => SandboxRuntime;
 
@@ -48,7 +48,7 @@ process.on('message', (message: ParentMessage) => {
       abortRun(message.runId);
       return;
     case 'ping':
-      send({ type: 'pong', seq: message.seq, rssBytes: process.memoryUsage.rss() });
+      send({ type: 'pong', seq: message.seq, rssBytes: process.memoryUsage.rss(), budget: budgetReport() });
       return;
   }
 });
@@ -116,6 +116,12 @@ function abortRun(runId: number): void {
     resolve({ ok: false, fatal: { kind: 'abort', message: 'the run was aborted' } });
   }
   run.pendingCalls.clear();
+}
+
+function budgetReport(): ChildBudgetReport | undefined {
+  const status = runtime?.status();
+  if (status?.memoryUsedBytes === undefined) return undefined;
+  return { usedBytes: status.memoryUsedBytes, runs: status.busy, stopped: status.memoryStopped ?? 0 };
 }
 
 function crashed(message: string): SandboxRunOutcome {

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
+import { DEFAULT_RUN_RESERVE_MIB, defaultMemoryBudgetMiB } from '../memory-budget.ts';
 
 /** Options of the `process` runtime: isolates in a supervised pool of child processes. */
 export interface ProcessRuntimeOptions {
@@ -9,10 +10,20 @@ export interface ProcessRuntimeOptions {
    */
   children?: number;
   /**
-   * Runs one child hosts at once (each in its own isolate; isolates run on
-   * their own threads, and most runs wait on tools). Default 4. Past it runs
-   * go to another child, or wait in the queue. A crash of a child fails at
-   * most this many runs.
+   * Memory the runs of all children may hold together, MiB; each child gets
+   * an equal share. Default: half the memory available when the runtime is
+   * created, at most half the machine's (or cgroup's) total, at least 256.
+   * A run goes to the child with the most headroom for its reservation, or
+   * waits in the queue; when a child's runs outgrow its share, the run that
+   * grew most fails `memory` (see sandbox/memory-budget.ts).
+   */
+  memoryBudgetMiB?: number;
+  /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
+  runReserveMiB?: number;
+  /**
+   * An optional hard cap on the runs one child hosts at once, on top of the
+   * memory budget (which replaced it as the admission rule). Default: no cap.
+   * A crash of a child fails at most this many runs.
    */
   runsPerChild?: number;
   /** Never-used isolates each child keeps warm. Default: the in-process runtime's (2). */
@@ -32,8 +43,9 @@ export interface ProcessRuntimeOptions {
   heartbeatTimeoutMs?: number;
   /**
    * Resident memory ceiling of one child, MiB, read at each heartbeat. Past it
-   * the child is killed and replaced; its runs fail `crashed`. Default 1,536
-   * (room for `runsPerChild` isolates at the default 128 MiB heap).
+   * the child is killed and replaced; its runs fail `crashed`. A backstop for
+   * memory the budget does not see: default the child's share of
+   * `memoryBudgetMiB` plus 512 (the process's own baseline and native slack).
    */
   rssLimitMiB?: number;
   /**
@@ -51,11 +63,11 @@ export interface ProcessRuntimeOptions {
    */
   killGraceMs?: number;
   /**
-   * Runs allowed to wait for a free child. Default 100. A run arriving when
-   * the queue is full fails `busy` at once; 0 means never wait.
+   * Runs allowed to wait for headroom. Default 100. A run arriving when the
+   * queue is full fails `busy` at once; 0 means never wait.
    */
   queueLimit?: number;
-  /** Longest wait in the queue, ms. Default 5,000; past it the run fails `busy`. */
+  /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
   queueTimeoutMs?: number;
   /**
    * Extra Node flags for the children (they always get `--no-node-snapshot`,
@@ -79,12 +91,16 @@ const ownExtension = extname(new URL(import.meta.url).pathname);
 export const childEntry = new URL(`./child-main${ownExtension}`, import.meta.url);
 
 export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedProcessRuntimeOptions {
+  const children = Math.max(1, Math.floor(options.children ?? availableParallelism()));
+  const memoryBudgetMiB = Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB());
   const resolved: ResolvedProcessRuntimeOptions = {
-    children: Math.max(1, Math.floor(options.children ?? availableParallelism())),
-    runsPerChild: Math.max(1, Math.floor(options.runsPerChild ?? 4)),
+    children,
+    memoryBudgetMiB,
+    runReserveMiB: Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB),
+    runsPerChild: options.runsPerChild === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(options.runsPerChild)),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
     heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
-    rssLimitMiB: options.rssLimitMiB ?? 1_536,
+    rssLimitMiB: options.rssLimitMiB ?? Math.ceil(memoryBudgetMiB / children) + 512,
     recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? 10_000)),
     killGraceMs: options.killGraceMs ?? 2_000,
     queueLimit: Math.max(0, Math.floor(options.queueLimit ?? 100)),
@@ -95,4 +111,9 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
   if (options.warmPoolSize !== undefined) resolved.warmPoolSize = options.warmPoolSize;
   if (options.warmPoolMemoryMiB !== undefined) resolved.warmPoolMemoryMiB = options.warmPoolMemoryMiB;
   return resolved;
+}
+
+/** One child's share of the memory budget, MiB. */
+export function childBudgetMiB(options: ResolvedProcessRuntimeOptions): number {
+  return options.memoryBudgetMiB / options.children;
 }

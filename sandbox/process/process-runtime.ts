@@ -11,8 +11,9 @@ import type {
   SandboxRunRequest,
   SandboxRuntime,
 } from '../../src/sandbox-runtime.ts';
+import { MiB } from '../memory-budget.ts';
 import { resolveOptions, type ProcessRuntimeOptions } from './options.ts';
-import { WaitQueue } from './queue.ts';
+import { WaitQueue } from '../wait-queue.ts';
 import type { SandboxChild } from './sandbox-child.ts';
 import { Supervisor } from './supervisor.ts';
 
@@ -47,6 +48,7 @@ export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRu
   const supervisor = new Supervisor(resolved, () => queue.drain(() => supervisor.take()));
   let closed = false;
   let closing: Promise<void> | undefined;
+  let admitted = 0;
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
 
@@ -57,7 +59,10 @@ export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRu
       if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed; no process can take the run' }));
       if (request.signal.aborted) return Promise.resolve(failed({ kind: 'abort', message: 'the run was aborted before it started' }));
       return new Promise<SandboxRunOutcome>((resolve) => {
-        const start = (child: SandboxChild) => resolve(child.run(request));
+        const start = (child: SandboxChild) => {
+          admitted++;
+          resolve(child.run(request));
+        };
         // Waiting runs go first: a free slot is theirs.
         const child = queue.size === 0 ? supervisor.take() : undefined;
         if (child) start(child);
@@ -68,7 +73,18 @@ export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRu
     ready: () => supervisor.ready(),
 
     status(): SandboxPoolStatus {
-      return { children: supervisor.readyCount, busy: supervisor.busy, queued: queue.size, restarts: supervisor.restarts };
+      return {
+        children: supervisor.readyCount,
+        busy: supervisor.busy,
+        queued: queue.size,
+        restarts: supervisor.restarts,
+        admitted,
+        refused: queue.refused,
+        memoryStopped: supervisor.memoryStopped,
+        memoryBudgetBytes: resolved.memoryBudgetMiB * MiB,
+        memoryUsedBytes: supervisor.chargedBytes,
+        saturated: queue.size > 0 || supervisor.take() === undefined,
+      };
     },
 
     processes: () => supervisor.processes(),

@@ -8,6 +8,18 @@ import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../..
 export interface ChildRuntimeOptions {
   warmPoolSize?: number;
   warmPoolMemoryMiB?: number;
+  /** The child's share of the budget: the child measures its runs and stops the one that grew most. */
+  memoryBudgetMiB?: number;
+  runReserveMiB?: number;
+  queueLimit?: number;
+  queueTimeoutMs?: number;
+}
+
+/** The child runtime's budget figures, sent with each heartbeat answer. */
+export interface ChildBudgetReport {
+  usedBytes: number;
+  runs: number;
+  stopped: number;
 }
 
 /** Parent → child. */
@@ -32,7 +44,7 @@ export type ChildMessage =
   | { type: 'call'; runId: number; callSeq: number; name: string; argsJson: string }
   | { type: 'log'; runId: number; line: string }
   | { type: 'done'; runId: number; outcome: SandboxRunOutcome }
-  | { type: 'pong'; seq: number; rssBytes: number };
+  | { type: 'pong'; seq: number; rssBytes: number; budget?: ChildBudgetReport };
 
 const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'done', 'pong']);
 

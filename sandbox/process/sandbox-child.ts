@@ -10,8 +10,9 @@ import type {
   SandboxRunOutcome,
   SandboxRunRequest,
 } from '../../src/sandbox-runtime.ts';
-import { childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
-import { isChildMessage, type ChildMessage, type ParentMessage } from './protocol.ts';
+import { MiB } from '../memory-budget.ts';
+import { childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { isChildMessage, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
 
 export interface SandboxChildEvents {
   onReady(child: SandboxChild): void;
@@ -34,6 +35,13 @@ interface InFlightRun {
 }
 
 let nextRunId = 1;
+
+// The child hosts hostile programs: its figures are used only when they are plain numbers.
+function isReport(value: unknown): value is ChildBudgetReport {
+  if (typeof value !== 'object' || value === null) return false;
+  const { usedBytes, runs, stopped } = value as Record<string, unknown>;
+  return [usedBytes, runs, stopped].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+}
 // The host disposed the isolate, but a builtin looping in C++ (such as
 // `new Array(2e8).fill(0)`) may keep running on its thread, burning CPU and
 // memory: only the process's death ends it for sure.
@@ -58,11 +66,17 @@ export class SandboxChild {
   #pingSeq = 0;
   #runsServed = 0;
   #startupError = '';
+  /** The child's last budget report (its runs' measured growth reaches the parent with each heartbeat). */
+  #report: ChildBudgetReport = { usedBytes: 0, runs: 0, stopped: 0 };
+  readonly #budgetBytes: number;
+  readonly #reserveBytes: number;
   readonly exited: Promise<void>;
 
   constructor(options: ResolvedProcessRuntimeOptions, events: SandboxChildEvents) {
     this.#options = options;
     this.#events = events;
+    this.#budgetBytes = childBudgetMiB(options) * MiB;
+    this.#reserveBytes = options.runReserveMiB * MiB;
     this.#process = fork(childEntry, [], {
       execPath: process.execPath,
       execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...options.execArgv],
@@ -97,6 +111,11 @@ export class SandboxChild {
       runtimeOptions: {
         ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
         ...(options.warmPoolMemoryMiB === undefined ? {} : { warmPoolMemoryMiB: options.warmPoolMemoryMiB }),
+        memoryBudgetMiB: childBudgetMiB(options),
+        runReserveMiB: options.runReserveMiB,
+        // The parent admits: a run waits in the child only while the parent's figures lag the child's.
+        queueLimit: Math.max(options.queueLimit, 1_000_000),
+        queueTimeoutMs: options.queueTimeoutMs,
       },
     });
   }
@@ -110,8 +129,21 @@ export class SandboxChild {
   get runs(): number {
     return this.#runs.size;
   }
+  /**
+   * Budget charged to this child: a reservation per run in flight, plus the
+   * growth past their reservations that the child last reported.
+   */
+  get chargedBytes(): number {
+    const { usedBytes, runs } = this.#report;
+    return this.#runs.size * this.#reserveBytes + Math.max(0, usedBytes - runs * this.#reserveBytes);
+  }
+  /** Runs this child's budget stopped (`memory`), as last reported. */
+  get memoryStopped(): number {
+    return this.#report.stopped;
+  }
   get hasRoom(): boolean {
-    return this.#state === 'ready' && this.#runs.size < this.#options.runsPerChild;
+    if (this.#state !== 'ready' || this.#runs.size >= this.#options.runsPerChild) return false;
+    return this.#runs.size === 0 || this.chargedBytes + this.#reserveBytes <= this.#budgetBytes;
   }
 
   /** Registers the run synchronously; the promise never rejects. */
@@ -192,6 +224,7 @@ export class SandboxChild {
         this.#startupError = message.message;
         return;
       case 'pong':
+        if (isReport(message.budget)) this.#report = message.budget;
         if (this.#state === 'ready' && message.rssBytes > this.#options.rssLimitMiB * 1024 * 1024) {
           this.kill(
             `the sandbox process passed its memory ceiling (${this.#options.rssLimitMiB} MiB) during the run and was replaced; run it again`,

@@ -22,6 +22,8 @@ export class Supervisor {
   #lastStartupFailure = '';
   #respawns = new Set<NodeJS.Timeout>();
   #restarts = 0;
+  /** Budget stops reported by children that have exited. */
+  #pastMemoryStopped = 0;
   #closed = false;
 
   constructor(options: ResolvedProcessRuntimeOptions, onSlotFree: () => void) {
@@ -48,13 +50,29 @@ export class Supervisor {
     return [...this.#live].map((child) => ({ pid: child.pid, ready: child.ready, runs: child.runs }));
   }
 
-  /** The ready child with room and the fewest runs. */
+  /**
+   * The ready child with headroom for one more run, least charged first: a
+   * burst spreads over the children, which prepare its isolates in parallel.
+   */
   take(): SandboxChild | undefined {
     let best: SandboxChild | undefined;
     for (const child of this.#slots) {
-      if (child.hasRoom && (!best || child.runs < best.runs)) best = child;
+      if (child.hasRoom && (!best || child.chargedBytes < best.chargedBytes)) best = child;
     }
     return best;
+  }
+
+  /** Budget charged to the children that take runs (a retiring child's runs end on their own). */
+  get chargedBytes(): number {
+    let total = 0;
+    for (const child of this.#slots) total += child.chargedBytes;
+    return total;
+  }
+
+  get memoryStopped(): number {
+    let total = this.#pastMemoryStopped;
+    for (const child of this.#live) total += child.memoryStopped;
+    return total;
   }
 
   ready(): Promise<void> {
@@ -88,6 +106,7 @@ export class Supervisor {
       },
       onExit: (_, reason) => {
         this.#live.delete(child);
+        this.#pastMemoryStopped += child.memoryStopped;
         this.#replace(index, child, reason);
       },
     });

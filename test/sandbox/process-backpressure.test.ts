@@ -52,7 +52,7 @@ describe('process runtime: backpressure', () => {
     expect(await pool.runtime.run(request('return 1'))).toEqual({
       ok: false,
       logs: [],
-      failure: { kind: 'busy', message: 'no sandbox process was free within 200 ms; try again shortly' },
+      failure: { kind: 'busy', message: 'no sandbox capacity freed up within 200 ms; try again shortly' },
     });
     expect(performance.now() - started).toBeGreaterThanOrEqual(195);
     expect(pool.runtime.status().queued).toBe(0);

@@ -20,7 +20,7 @@ describe('process runtime: shutdown', () => {
       failure: { kind: 'crashed', message: 'the sandbox runtime closed during the run; run it again' },
     });
     expect(pids.filter((pid) => !isGone(pid))).toEqual([]);
-    expect(runtime.status()).toEqual({ children: 0, busy: 0, queued: 0, restarts: 0 });
+    expect(runtime.status()).toMatchObject({ children: 0, busy: 0, queued: 0, restarts: 0 });
     expect(runtime.processes()).toEqual([]);
     expect(await runtime.run(request('return 1'))).toMatchObject({ ok: false, failure: { kind: 'busy' } });
     await expect(runtime.ready()).rejects.toThrow('the sandbox runtime is closed; create a new one');

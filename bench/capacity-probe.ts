@@ -1,0 +1,97 @@
+/**
+ * Figures the capacity benches share: the resident memory of a process and
+ * all its descendants, sampled until stopped (Linux /proc; elsewhere the
+ * figures are absent), and the per-run summary line.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { quantile } from './section.ts';
+
+const PAGE = 4096;
+const MiB = 1024 * 1024;
+
+/** RSS bytes of `root` and every process descending from it; undefined without /proc. */
+export function treeRss(root: number): number | undefined {
+  return treeSum(root, (fields) => Number(fields[21]) * PAGE);
+}
+
+/** CPU ms (user + system, all threads) of `root` and its live descendants; undefined without /proc. */
+export function treeCpuMs(root: number): number | undefined {
+  const tick = 10; // ms per clock tick (USER_HZ is 100 on Linux)
+  return treeSum(root, (fields) => (Number(fields[11]) + Number(fields[12])) * tick);
+}
+
+/**
+ * Sums `figure` over `root` and its descendants, found through
+ * /proc/<pid>/task/<tid>/children (a few reads, not a scan of every process:
+ * the probe must not steal the CPU it measures).
+ */
+function treeSum(root: number, figure: (fields: string[]) => number): number | undefined {
+  let total = 0;
+  let seen = false;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += figure(fields);
+      seen ||= pid === root;
+      for (const task of readdirSync(`/proc/${pid}/task`)) {
+        for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) {
+          if (child.trim() !== '') stack.push(Number(child));
+        }
+      }
+    } catch {
+      // ended meanwhile, or no /proc
+    }
+  }
+  return seen ? total : undefined;
+}
+
+/** Samples `treeRss(root)` every `everyMs` until `stop()`, which returns the first and the peak sample. */
+export function watchPeakRss(root: number, everyMs = 100): { stop(): { startBytes: number; peakBytes: number } | undefined } {
+  const start = treeRss(root);
+  let peak = start ?? 0;
+  const timer = setInterval(() => {
+    const now = treeRss(root);
+    if (now !== undefined && now > peak) peak = now;
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const last = treeRss(root);
+      if (last !== undefined && last > peak) peak = last;
+      return start === undefined ? undefined : { startBytes: start, peakBytes: peak };
+    },
+  };
+}
+
+export interface CapacityFigures {
+  label: string;
+  runs: number;
+  sleepMs: number;
+  ok: number;
+  busy: number;
+  failed: number;
+  wallMs: number;
+  /** Each run's wall time, ms. */
+  runWallMs: number[];
+  rss?: { startBytes: number; peakBytes: number };
+  /** CPU ms the server (or this process) and its children spent during the burst. */
+  cpuMs?: number;
+  /** What else ran on the machine: the 1-minute load average at the end. */
+  load: number;
+}
+
+export function printCapacity(f: CapacityFigures): void {
+  const over = f.runWallMs.map((ms) => ms - f.sleepMs).sort((a, b) => a - b);
+  const mib = (bytes: number) => (bytes / MiB).toFixed(0);
+  const rss =
+    f.rss === undefined
+      ? 'peak RSS n/a (no /proc)'
+      : `peak RSS ${mib(f.rss.peakBytes)} MiB (from ${mib(f.rss.startBytes)}), ${((f.rss.peakBytes - f.rss.startBytes) / f.runs / 1024).toFixed(0)} KiB per waiting run`;
+  console.log(
+    `${f.label}: ${f.runs} runs awaiting a ${f.sleepMs} ms tool: ok ${f.ok}, busy ${f.busy}, failed ${f.failed}; ` +
+      `wall ${(f.wallMs / 1000).toFixed(2)} s (${(f.wallMs / f.sleepMs).toFixed(2)}× the sleep); ` +
+      `run wall − sleep p50 ${quantile(over, 0.5)?.toFixed(0) ?? 'n/a'} ms, p99 ${quantile(over, 0.99)?.toFixed(0) ?? 'n/a'} ms; ${rss}; ${f.cpuMs === undefined ? '' : `CPU ${(f.cpuMs / f.runs).toFixed(2)} ms per run; `}load ${f.load.toFixed(1)}`,
+  );
+}

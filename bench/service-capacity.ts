@@ -1,0 +1,89 @@
+/**
+ * `npm run bench:service -- --capacity [--runs 1000 --sleep-ms 2000 --runtime process]`:
+ * a real `ptc serve` (default settings, but `maxConcurrentRunsPerClient`
+ * raised through its config file) with a stdio MCP server whose `sleep` tool
+ * waits (bench/sleep-mcp-server.ts). Sends `--runs` POST /v1/run at once,
+ * each awaiting `sleepy__sleep` for `--sleep-ms`, and prints runs ok / busy
+ * (503) / failed, wall against the sleep, p50 / p99 of run wall − sleep,
+ * peak RSS of the server and its children (sandbox processes, MCP server),
+ * memory per waiting run. Target (2 cores, 24 GiB): all succeed, wall ≤ 5 s,
+ * peak RSS ≤ 2.5 GiB. Figures only.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
+import type { BenchServer } from './service.bench.ts';
+
+type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
+
+function flag(argv: readonly string[], name: string, fallback: string): string {
+  const at = argv.indexOf(`--${name}`);
+  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
+}
+
+/** `startServer` comes from service.bench.ts, which imports this module when asked for `--capacity`. */
+export async function runCapacity(argv: readonly string[], startServer: StartServer): Promise<void> {
+  const runs = Number(flag(argv, 'runs', '1000'));
+  const sleepMs = Number(flag(argv, 'sleep-ms', '2000'));
+  const runtime = flag(argv, 'runtime', 'process');
+  const cwd = await mkdtemp(path.join(tmpdir(), 'ptc-bench-capacity-'));
+  await mkdir(path.join(cwd, 'workspace'), { recursive: true });
+  const server = await startServer(cwd, runtime, {
+    maxConcurrentRunsPerClient: Math.max(1024, runs * 2),
+    mcpServers: { sleepy: { command: process.execPath, args: [path.join(import.meta.dirname, 'sleep-mcp-server.ts')] } },
+  });
+  const post = (code: string, i: number) =>
+    fetch(`${server.url}/v1/run`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, sessionId: `capacity-${i % 16}` }),
+    });
+  try {
+    console.log(`capacity: POST /v1/run ×${runs} at once, each awaiting a ${sleepMs} ms MCP tool, runtime ${runtime}; target all ok, wall ≤ 5 s, peak RSS ≤ 2.5 GiB`);
+    // Warm-up: the MCP connection, sandbox children, session files.
+    for (let i = 0; i < 32; i++) await (await post('return (await tools.sleepy__sleep({ ms: 1 })).structuredContent', i)).arrayBuffer();
+    await sleep(500);
+    const rss = watchPeakRss(server.pid);
+    const cpuBefore = treeCpuMs(server.pid);
+    const code = `const r = await tools.sleepy__sleep({ ms: ${sleepMs} });\nreturn r.structuredContent;`;
+    const runWallMs: number[] = [];
+    let ok = 0;
+    let busy = 0;
+    let failed = 0;
+    let firstFailure = '';
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: runs }, async (_, i) => {
+        const began = performance.now();
+        try {
+          const response = await post(code, i);
+          const text = await response.text();
+          runWallMs.push(performance.now() - began);
+          if (response.status === 503) busy++;
+          else if (response.status === 200 && text.includes('"isError":false')) ok++;
+          else {
+            failed++;
+            firstFailure ||= `${response.status} ${text.slice(0, 300)}`;
+          }
+        } catch (error) {
+          failed++;
+          firstFailure ||= String(error);
+        }
+      }),
+    );
+    const wallMs = performance.now() - start;
+    const cpuAfter = treeCpuMs(server.pid);
+    const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+    printCapacity({ label: `service, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, load: loadavg()[0] });
+    if (firstFailure !== '') console.log(`  first failure: ${firstFailure}`);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    const pool = metrics.split('\n').filter((line) => line.startsWith('ptc_pool_'));
+    console.log(`  ${pool.join('; ')}`);
+  } finally {
+    const exit = await server.stop();
+    if (exit !== 0) console.log(`  (server exited with ${exit})`);
+    await rm(cwd, { recursive: true, force: true });
+  }
+}

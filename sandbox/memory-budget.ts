@@ -1,0 +1,202 @@
+/**
+ * Admission by memory, not by slot count. A run that waits on a tool uses no
+ * CPU; what it holds is its isolate's memory. So each runtime admits runs
+ * against a memory budget:
+ *
+ * - At admission a run reserves `reserveBytes` (default 2 MiB: an isolate
+ *   parked in a tool call was measured at 1.5 MiB of heap pages in RAM and
+ *   1.4 MiB of process RSS; the reservation rounds that up).
+ * - While it runs, its isolate is measured (isolated-vm's heap statistics:
+ *   `total_physical_size` + `externally_allocated_size`, i.e. heap pages in
+ *   RAM plus array buffers). Its charge is the larger of the two figures.
+ * - A run is admitted while the charges plus one more reservation fit the
+ *   budget (or when nothing runs at all, so a budget below one run still
+ *   serves one run at a time).
+ * - Admitted runs may grow up to their own heap limit. When the charges
+ *   together outgrow the budget, admission stops (no headroom) and the
+ *   runtime fails the run that grew most, kind `memory`, until the rest fit:
+ *   a run that stayed small never pays for one that did not.
+ *
+ * Measuring needs the isolate's lock: a run in the middle of a synchronous
+ * stretch is measured when it next awaits (its own heap limit bounds it
+ * meanwhile).
+ */
+import { availableMemory, constrainedMemory } from 'node:process';
+import os from 'node:os';
+import type { SandboxFailure } from '../src/sandbox-runtime.ts';
+
+export const MiB = 1024 * 1024;
+
+/** The default reservation of one run, MiB (see above). */
+export const DEFAULT_RUN_RESERVE_MIB = 2;
+
+/**
+ * Half the memory this machine (or its cgroup) has available at start, and
+ * at most half its total; never below 256 MiB. Read once, when a runtime is
+ * created: the runs' budget, the processes' own baseline comes on top.
+ */
+export function defaultMemoryBudgetMiB(): number {
+  const constrained = constrainedMemory();
+  const total = constrained > 0 && constrained < os.totalmem() ? constrained : os.totalmem();
+  const available = availableMemory();
+  return Math.max(256, Math.floor(Math.min(total / 2, available / 2) / MiB));
+}
+
+/** What one admitted run holds against the budget. */
+export interface BudgetTicket {
+  /** Bytes the run's isolate was last measured at; 0 until measured. */
+  measuredBytes: number;
+  /** Measures the run's isolate (set once it has one). */
+  measure?: () => Promise<number>;
+  /** Ends the run with this failure (set once it runs). */
+  stop?: (failure: SandboxFailure) => void;
+  /** A measurement is in flight (a run busy in a synchronous stretch answers late). */
+  measuring: boolean;
+  /** Already stopped by the budget: never picked twice. */
+  stopped: boolean;
+}
+
+export class MemoryBudget {
+  readonly limitBytes: number;
+  readonly reserveBytes: number;
+  readonly #tickets = new Set<BudgetTicket>();
+  #usedBytes = 0;
+  #admitted = 0;
+  #stopped = 0;
+
+  constructor(limitBytes: number, reserveBytes: number) {
+    this.limitBytes = limitBytes;
+    this.reserveBytes = reserveBytes;
+  }
+
+  /** Runs holding a ticket now. */
+  get runs(): number {
+    return this.#tickets.size;
+  }
+  /** Runs admitted since the start. */
+  get admitted(): number {
+    return this.#admitted;
+  }
+  /** Runs the budget failed `memory` since the start. */
+  get stoppedRuns(): number {
+    return this.#stopped;
+  }
+  /** The charges of the runs holding a ticket: each its reservation or its measured size, whichever is larger. */
+  get usedBytes(): number {
+    return this.#usedBytes;
+  }
+
+  /** Room for one more run's reservation (always, when nothing runs). */
+  hasRoom(): boolean {
+    return this.#tickets.size === 0 || this.#usedBytes + this.reserveBytes <= this.limitBytes;
+  }
+
+  admit(): BudgetTicket {
+    const ticket: BudgetTicket = { measuredBytes: 0, measuring: false, stopped: false };
+    this.#tickets.add(ticket);
+    this.#admitted++;
+    this.#usedBytes += this.reserveBytes;
+    return ticket;
+  }
+
+  release(ticket: BudgetTicket): void {
+    if (!this.#tickets.delete(ticket)) return;
+    this.#usedBytes -= this.#charge(ticket);
+  }
+
+  /** Records a measurement of `ticket`'s isolate. */
+  record(ticket: BudgetTicket, bytes: number): void {
+    if (!this.#tickets.has(ticket)) return;
+    this.#usedBytes += Math.max(this.reserveBytes, bytes) - this.#charge(ticket);
+    ticket.measuredBytes = bytes;
+  }
+
+  /** Measures every run not already being measured; resolves when all have answered. */
+  async measureAll(): Promise<void> {
+    const pending: Promise<void>[] = [];
+    for (const ticket of this.#tickets) {
+      const measure = ticket.measure;
+      if (measure === undefined || ticket.measuring || ticket.stopped) continue;
+      ticket.measuring = true;
+      pending.push(
+        measure().then(
+          (bytes) => {
+            ticket.measuring = false;
+            this.record(ticket, bytes);
+          },
+          // a disposed isolate (its run just ended) has nothing left to measure
+          () => void (ticket.measuring = false),
+        ),
+      );
+    }
+    await Promise.all(pending);
+  }
+
+  /**
+   * While the charges exceed the budget, fails the run charged most (the one
+   * that grew most: every run started from the same reservation) with kind
+   * `memory`. Returns how many runs it stopped.
+   */
+  enforce(): number {
+    let projected = this.#usedBytes;
+    for (const ticket of this.#tickets) if (ticket.stopped) projected -= this.#charge(ticket);
+    let count = 0;
+    while (projected > this.limitBytes) {
+      let biggest: BudgetTicket | undefined;
+      for (const ticket of this.#tickets) {
+        if (ticket.stopped || ticket.stop === undefined || ticket.measuredBytes <= this.reserveBytes) continue;
+        if (biggest === undefined || ticket.measuredBytes > biggest.measuredBytes) biggest = ticket;
+      }
+      // Over the budget on reservations alone (a budget below one run): nothing grew, nothing to blame.
+      if (biggest === undefined) break;
+      biggest.stopped = true;
+      projected -= this.#charge(biggest);
+      count++;
+      this.#stopped++;
+      const mib = (biggest.measuredBytes / MiB).toFixed(0);
+      biggest.stop?.({
+        kind: 'memory',
+        message:
+          `the sandbox ran short of memory for all its runs, and this run had grown the most (${mib} MiB): ` +
+          'process the data in smaller pieces and keep less of it in memory, or run it again later',
+      });
+    }
+    return count;
+  }
+
+  #charge(ticket: BudgetTicket): number {
+    return Math.max(this.reserveBytes, ticket.measuredBytes);
+  }
+}
+
+/**
+ * Measures the runs of `budget` in the background and enforces it. A sweep
+ * measures every run (about 60 µs of CPU each), so sweeps are spaced by at
+ * least 1 ms per run (≤ 6 % of a core) and 250 ms; a rise of the process's
+ * RSS by an eighth of the budget since the last sweep brings the next one
+ * forward. Returns a function that stops the watch.
+ */
+export function watchBudget(budget: MemoryBudget, onStopped?: (count: number) => void): () => void {
+  let sweeping = false;
+  let lastSweep = 0;
+  let rssAtSweep = process.memoryUsage.rss();
+  const tick = (): void => {
+    if (sweeping || budget.runs === 0) return;
+    const now = performance.now();
+    const rss = process.memoryUsage.rss();
+    const due = now - lastSweep >= Math.max(250, budget.runs) || rss - rssAtSweep > budget.limitBytes / 8;
+    if (!due) return;
+    sweeping = true;
+    void budget.measureAll().then(() => {
+      sweeping = false;
+      lastSweep = performance.now();
+      rssAtSweep = process.memoryUsage.rss();
+      const stopped = budget.enforce();
+      if (stopped > 0) onStopped?.(stopped);
+    });
+  };
+  const timer = setInterval(tick, 100);
+  // An idle runtime must not keep the host alive.
+  timer.unref();
+  return () => clearInterval(timer);
+}

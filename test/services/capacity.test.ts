@@ -1,0 +1,61 @@
+/**
+ * Overload over HTTP: past the sandbox's memory budget (here one run), a run
+ * the queue cannot hold is a 503 `SANDBOX_BUSY` with Retry-After, /readyz
+ * reports the saturation and recovers, and /metrics counts it all.
+ */
+import { describe, expect, it } from 'vitest';
+import { json, post, readSse, startServer } from './helpers.ts';
+
+/** The value of the unlabelled sample `name` in a Prometheus text exposition. */
+function sample(metrics: string, name: string): number {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics);
+  return match === null ? Number.NaN : Number(match[1]);
+}
+
+describe('capacity', () => {
+  it('busy is a 503 with Retry-After, /readyz flips under saturation and back, /metrics shows admission', async () => {
+    const { url, server } = await startServer({ pool: { memoryBudgetMiB: 2, runReserveMiB: 2, queueLimit: 0 } });
+    try {
+      await server.core.runtime.ready();
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      const holder = await post(
+        `${url}/v1/run`,
+        { code: `console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 600000));`, callId: 'holder' },
+        { accept: 'text/event-stream' },
+      );
+      let busy: Response | undefined;
+      let readyWhileHeld: Response | undefined;
+      let metricsWhileHeld = '';
+      await readSse(holder, (event) => {
+        if (event.event !== 'log') return;
+        void (async () => {
+          readyWhileHeld = await fetch(`${url}/readyz`);
+          busy = await post(`${url}/v1/run`, { code: 'return 1' });
+          metricsWhileHeld = await (await fetch(`${url}/metrics`)).text();
+          await fetch(`${url}/v1/runs/holder`, { method: 'DELETE' });
+        })();
+      });
+
+      expect(readyWhileHeld!.status).toBe(503);
+      expect(await json(readyWhileHeld!)).toMatchObject({ code: 'NOT_READY', message: expect.stringContaining('saturated') });
+      expect(busy!.status).toBe(503);
+      expect(busy!.headers.get('retry-after')).toBe('1');
+      expect(await json(busy!)).toMatchObject({ code: 'SANDBOX_BUSY' });
+      expect(sample(metricsWhileHeld, 'ptc_pool_saturated')).toBe(1);
+      expect(sample(metricsWhileHeld, 'ptc_pool_busy')).toBe(1);
+      expect(sample(metricsWhileHeld, 'ptc_pool_refused_total')).toBe(1);
+      expect(sample(metricsWhileHeld, 'ptc_pool_memory_budget_bytes')).toBe(2 * 1024 * 1024);
+      expect(sample(metricsWhileHeld, 'ptc_pool_memory_used_bytes')).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+
+      // The holder ended (cancelled): headroom is back.
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      expect(await json(post(`${url}/v1/run`, { code: 'return 1' }))).toMatchObject({ isError: false, value: { result: 1 } });
+      const after = await (await fetch(`${url}/metrics`)).text();
+      expect(sample(after, 'ptc_pool_saturated')).toBe(0);
+      expect(sample(after, 'ptc_pool_admitted_total')).toBe(2);
+      expect(sample(after, 'ptc_pool_queued')).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
