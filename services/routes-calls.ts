@@ -119,7 +119,7 @@ function acceptsEventStream(request: FastifyRequest): boolean {
 
 /** The run never started: every sandbox slot stayed busy past the queue timeout. */
 function isBusy(body: CallResponse): boolean {
-  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.message.startsWith('code run failed (busy)');
+  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.info.kind === 'busy';
 }
 
 function logsOf(body: CallResponse): string[] {

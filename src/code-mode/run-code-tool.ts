@@ -6,9 +6,9 @@
  * registry turns into a failed result.
  */
 import { defineTool } from '../define-tool.ts';
-import { PtcError } from '../errors.ts';
+import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import type { SandboxRuntime } from '../sandbox-runtime.ts';
+import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
 import type { ToolExec, ToolRegistry } from '../tool.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
@@ -64,7 +64,8 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       if (deps.typecheck !== 'off' && deps.typings !== undefined) {
         const diagnostics = await deps.typings.check(args.code, schemas);
         if (diagnostics.length > 0 && deps.typecheck === 'enforce') {
-          throw new PtcError('CODE_RUN_FAILED', describeTypecheckFailure(diagnostics, args.code, FILENAME));
+          const first = diagnostics[0];
+          throw new PtcError('CODE_RUN_FAILED', describeTypecheckFailure(diagnostics, args.code, FILENAME), { kind: 'typecheck', line: first.line, column: first.column });
         }
         for (const d of diagnostics) prelude.push(`[typecheck] ${describeDiagnostic(d, FILENAME)}`);
       }
@@ -116,7 +117,20 @@ async function runProgram(
   if (exec.signal.aborted) {
     throw new PtcError('ABORTED', `run_code was cancelled; its ${scheduler.submitted} nested call(s) have stopped`);
   }
-  if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs));
+  if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs), failureDetails(outcome.failure, scheduler));
   if (outcome.resultJson === undefined) return { logs };
   return { logs, result: JSON.parse(outcome.resultJson) as JsonValue };
+}
+
+/** The structured fields of a failed run; the nested call only when this run really made it and it failed. */
+function failureDetails(failure: SandboxFailure, scheduler: RunScheduler): ErrorDetails {
+  const details: ErrorDetails = { kind: failure.kind };
+  if (failure.line !== undefined) details.line = failure.line;
+  if (failure.column !== undefined) details.column = failure.column;
+  const toolName = failure.callId === undefined ? undefined : scheduler.failedCall(failure.callId);
+  if (toolName !== undefined) {
+    details.toolName = toolName;
+    details.callId = failure.callId;
+  }
+  return details;
 }
