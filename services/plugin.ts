@@ -7,7 +7,7 @@
  *   const registry = createToolRegistry({ eventSink: sessions });
  *   const logs = createLogRouter();
  *   const codeMode = createCodeMode({ registry, onLog: logs.onLog });
- *   registry.register(codeMode.runCodeTool);
+
  *   app.register(ptcPlugin, { registry, codeMode, sessions, logs });
  *
  * The plugin keeps Fastify's encapsulation (no `skip-override`): its strict

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { createCodeMode, createMemoryEventSink, createToolRegistry, defineTool } from '../../src/index.ts';
+import { createCodeMode, createMemoryEventSink, createToolRegistry, defineTool } from '../../entries/index.ts';
 
 it('createCodeMode wires the in-process runtime and the typings service by default', async () => {
   const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
@@ -16,7 +16,6 @@ it('createCodeMode wires the in-process runtime and the typings service by defau
     }),
   );
   const codeMode = createCodeMode({ registry, limits: { timeoutMs: 5_000 } });
-  registry.register(codeMode.runCodeTool);
   try {
     const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return await tools.add({ a: 1, b: 2 })', description: 'add' } });
     expect(result.isError ? result.error.message : result.value).toEqual({ logs: [], result: 3 });
@@ -43,7 +42,6 @@ it("runtime 'process' runs programs in child processes, tools staying in this on
     }),
   );
   const codeMode = createCodeMode({ registry, runtime: 'process', limits: { timeoutMs: 10_000 } });
-  registry.register(codeMode.runCodeTool);
   try {
     const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return await tools.whereami({})', description: 'pid' } });
     expect(result.isError ? result.error.message : result.value).toEqual({ logs: [], result: process.pid });

@@ -102,7 +102,6 @@ export function createSecurityBench(runtime: SandboxRuntime, limits: Partial<Cod
     }),
   );
   const codeMode = createCodeModeCore({ registry, runtime, limits });
-  const dispose = registry.register(codeMode.runCodeTool);
   let n = 0;
   return {
     registry,
@@ -118,7 +117,6 @@ export function createSecurityBench(runtime: SandboxRuntime, limits: Partial<Cod
       });
     },
     async close() {
-      dispose();
       await codeMode.close();
     },
   };
