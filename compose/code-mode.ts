@@ -12,7 +12,7 @@ import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import type { ProcessRuntimeOptions } from '../sandbox/process/options.ts';
 import { createTypingsService } from '../typings/service.ts';
-import { lazyRuntime } from './lazy-runtime.ts';
+import { lazyRuntime, type LazyRuntime } from './lazy-runtime.ts';
 
 /** The `process` runtime's pool settings (heap size comes from `limits.memoryMiB`). */
 export type ProcessPoolOptions = Omit<ProcessRuntimeOptions, 'warmPoolMemoryMiB'>;
@@ -49,6 +49,8 @@ export interface ComposedCodeMode extends CodeMode {
   readonly runtime: SandboxRuntime;
   /** Ready to run programs: the sandbox is loaded and its warm pool filled. */
   ready(): Promise<void>;
+  /** Loads the sandbox and creates its runtime (the pool starts filling) without waiting for the pool. */
+  start(): Promise<void>;
 }
 
 /**
@@ -59,7 +61,8 @@ export interface ComposedCodeMode extends CodeMode {
 export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
   const choice = options.runtime ?? 'in-process';
   const owned = typeof choice === 'string';
-  const runtime = owned ? createRuntime(choice, options) : choice;
+  const lazy = owned ? createRuntime(choice, options) : undefined;
+  const runtime = lazy ?? (choice as SandboxRuntime);
   let core: CodeMode;
   try {
     core = createCodeModeCore({
@@ -79,6 +82,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
   return {
     runtime,
     ready: () => runtime.ready(),
+    start: async () => lazy?.load(),
     limits: core.limits,
     typings: () => core.typings(),
     prompt: () => core.prompt(),
@@ -93,7 +97,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
   };
 }
 
-function createRuntime(choice: 'in-process' | 'process', options: CodeModeOptions): SandboxRuntime {
+function createRuntime(choice: 'in-process' | 'process', options: CodeModeOptions): LazyRuntime {
   if (choice !== 'in-process' && choice !== 'process') throw new TypeError(`runtime must be 'in-process', 'process' or a SandboxRuntime (got ${String(choice)})`);
   // Pooled isolates get the configured heap, or every run would make its own.
   const warmPoolMemoryMiB = options.limits?.memoryMiB ?? 128;

@@ -5,7 +5,12 @@
  */
 import type { SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
 
-export function lazyRuntime(kind: string, load: () => Promise<SandboxRuntime>): SandboxRuntime {
+export interface LazyRuntime extends SandboxRuntime {
+  /** Loads the implementation and creates the runtime (its warm pool starts filling) without waiting for it to be ready. */
+  load(): Promise<void>;
+}
+
+export function lazyRuntime(kind: string, load: () => Promise<SandboxRuntime>): LazyRuntime {
   let loading: Promise<SandboxRuntime> | undefined;
   let loaded: SandboxRuntime | undefined;
   let closed = false;
@@ -20,6 +25,9 @@ export function lazyRuntime(kind: string, load: () => Promise<SandboxRuntime>): 
   };
   return {
     kind,
+    async load(): Promise<void> {
+      await get();
+    },
     async run(request: SandboxRunRequest): Promise<SandboxRunOutcome> {
       if (closed) return { ok: false, logs: [], failure: { kind: 'crashed', message: 'the sandbox runtime is closed: create code mode again to run programs' } };
       let runtime: SandboxRuntime;

@@ -64,6 +64,16 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     onLog: logs.onLog,
   });
   const runtime = codeMode.runtime;
+  // The service starts its sandbox with the process, not on the first request (its pool fills
+  // in the background; /readyz says when it is ready).
+  if (options.sandbox !== false) {
+    try {
+      await codeMode.start();
+    } catch (error) {
+      await codeMode.close();
+      throw error;
+    }
+  }
   let mcp: McpBridge | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
     try {
