@@ -30,6 +30,8 @@ COPY src ./src
 COPY sandbox ./sandbox
 COPY typings ./typings
 COPY services ./services
+# The composition root the service creates Code Mode through.
+COPY compose ./compose
 RUN mkdir -p /data && chown node:node /data
 # The image's unprivileged user (uid 1000); nothing under /app is writable by it.
 USER node

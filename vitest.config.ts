@@ -13,11 +13,20 @@ export default defineConfig({
     ...shared,
     // CI also writes a machine-readable summary; .ci/run prints its closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
-    // One run_code conformance suite, every runtime: test/code-mode runs a
-    // second time with its programs in the `process` runtime (test/helpers/runtimes.ts).
+    // One conformance suite, every runtime: test/code-mode and test/sandbox run a
+    // second time with their programs in the `process` runtime (test/helpers/runtimes.ts).
+    // The process runtime's own tests (test/sandbox/process-*) make their runtimes themselves.
     projects: [
       { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'] } },
-      { test: { ...shared, name: 'code-mode:process', include: ['test/code-mode/**/*.test.ts'], env: { PTC_TEST_RUNTIME: 'process' } } },
+      {
+        test: {
+          ...shared,
+          name: 'process-runtime',
+          include: ['test/code-mode/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
+          exclude: ['test/sandbox/process-*.test.ts'],
+          env: { PTC_TEST_RUNTIME: 'process' },
+        },
+      },
     ],
   },
 });

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { defineTool } from '../src/define-tool.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
-import { createCodeMode } from '../src/index.ts';
+import { createCodeMode } from '../entries/index.ts';
 import { createToolRegistry } from '../src/registry.ts';
 import { printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
 import type { BenchSection } from './section.ts';
@@ -41,7 +41,6 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
   const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
   registry.register(slow);
   const codeMode = createCodeMode({ registry, runtime });
-  registry.register(codeMode.runCodeTool);
   const dispatch = (code: string, i: number) =>
     registry.dispatch({ name: 'run_code', arguments: { code, description: 'capacity bench' }, sessionId: `capacity-${i % 16}` });
   try {

@@ -83,7 +83,6 @@ function setup(runtime: SandboxRuntime) {
   const registry = createToolRegistry({ eventSink: sink });
   registry.register(echo);
   const codeMode = createCodeModeCore({ registry, runtime, limits: { maxCalls: CALLS * 2 } });
-  registry.register(codeMode.runCodeTool);
   return { registry, sink, codeMode };
 }
 

@@ -389,9 +389,9 @@ function describeSyntaxError(text: string, filename: string): SandboxFailure {
 }
 
 function describeException(thrownJson: string, filename: string, context?: string): Omit<SandboxFailure, 'kind'> {
-  let thrown: { message: string; stack: string };
+  let thrown: { message: string; stack: string; callId?: unknown };
   try {
-    thrown = JSON.parse(thrownJson) as { message: string; stack: string };
+    thrown = JSON.parse(thrownJson) as { message: string; stack: string; callId?: unknown };
   } catch {
     thrown = { message: 'Uncaught a value that could not be described', stack: '' };
   }
@@ -402,7 +402,10 @@ function describeException(thrownJson: string, filename: string, context?: strin
   const position = frames.length > 0 ? new RegExp(`${escape(filename)}:(\\d+):(\\d+)`).exec(frames[0]) : null;
   const where = position === null ? '' : ` (${filename}:${position[1]}:${position[2]})`;
   const message = `${thrown.message}${where}${context === undefined ? '' : ` ${context}`}`;
-  return position === null ? { message, frames } : { message, frames, line: Number(position[1]), column: Number(position[2]) };
+  const described: Omit<SandboxFailure, 'kind'> =
+    position === null ? { message, frames } : { message, frames, line: Number(position[1]), column: Number(position[2]) };
+  if (typeof thrown.callId === 'string' && thrown.callId !== '' && thrown.callId.length <= 512) described.callId = thrown.callId;
+  return described;
 }
 
 function escape(text: string): string {

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ToolEvent } from '../src/events.ts';
 import type { JsonValue } from '../src/json.ts';
-import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
+import type { ToolErrorInfo, ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
 import type { ContentBlock } from '../src/content.ts';
 import type { PtcMetrics, RunKind } from './metrics.ts';
 import type { LogRouter } from './log-router.ts';
@@ -20,7 +20,7 @@ export interface CallResponse {
   isError: boolean;
   value?: JsonValue;
   content: ContentBlock[];
-  error?: { message: string; info?: { name: string; code: string } };
+  error?: { message: string; info?: ToolErrorInfo };
   meta?: JsonValue;
   events: ToolEvent[];
   stats: { wallMs: number; calls: number };

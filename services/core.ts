@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { createCodeModeCore, type CodeMode } from '../src/code-mode/code-mode.ts';
+import { createCodeMode, type ComposedCodeMode } from '../compose/code-mode.ts';
 import { createJsonlEventSink } from '../src/event-sinks/jsonl-sink.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
 import { connectMcpServers, type McpBridge, type McpLogger } from '../src/mcp/index.ts';
@@ -13,9 +13,6 @@ import { createToolRegistry } from '../src/registry.ts';
 import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createBuiltinTools } from '../src/tools/index.ts';
-import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
-import { createProcessRuntime } from '../sandbox/process/process-runtime.ts';
-import { createTypingsService } from '../typings/service.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
@@ -24,7 +21,7 @@ export interface PtcCore {
   registry: ToolRegistry;
   sessions: SessionStore;
   runtime: SandboxRuntime;
-  codeMode: CodeMode;
+  codeMode: ComposedCodeMode;
   /** Live console lines of each run, by callId. */
   logs: LogRouter;
   mcp: McpBridge | undefined;
@@ -58,26 +55,36 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   for (const tool of createBuiltinTools({ workspace: config.workspace })) {
     if (!disabled.has(tool.name)) registry.register(tool);
   }
-  const runtime = createRuntime(config, options.sandbox !== false);
   const logs = createLogRouter();
-  const typings = createTypingsService({ promptLimits: { ...config.limits }, typecheck: { ...config.typechecker } });
-  const codeMode = createCodeModeCore({
+  // The composition root the library's createCodeMode uses too; it registers run_code.
+  const codeMode = createCodeMode({
     registry,
-    runtime,
-    typings,
+    runtime: config.runtime,
+    pool: config.pool,
+    typechecker: config.typechecker,
+    warm: options.sandbox !== false,
     limits: config.limits,
     mode: config.mode,
     typecheck: config.typecheck,
     onLog: logs.onLog,
   });
-  registry.register(codeMode.runCodeTool);
+  const runtime = codeMode.runtime;
+  // The service starts its sandbox with the process, not on the first request (its pool fills
+  // in the background; /readyz says when it is ready).
+  if (options.sandbox !== false) {
+    try {
+      await codeMode.start();
+    } catch (error) {
+      await codeMode.close();
+      throw error;
+    }
+  }
   let mcp: McpBridge | undefined;
   if (Object.keys(config.mcpServers).length > 0) {
     try {
       mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
     } catch (error) {
-      await typings.close?.();
-      await runtime.close();
+      await codeMode.close();
       throw error;
     }
   }
@@ -94,23 +101,14 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
         await mcp?.close();
         // The JSONL sink's close flushes every session (each call already awaited its own flush).
         if ('close' in sink) await sink.close();
+        // Closes the runtime too: code mode made it.
         await codeMode.close();
-        await typings.close?.();
-        await runtime.close();
       })();
       return closing;
     },
   };
 }
 
-function createRuntime(config: PtcConfig, sandbox: boolean): SandboxRuntime {
-  if (!sandbox) return createInProcessRuntime({ warmPoolSize: 0 });
-  // Pooled isolates get the configured heap, or every run would make its own.
-  const warmPoolMemoryMiB = config.limits.memoryMiB ?? 128;
-  if (config.runtime === 'process') return createProcessRuntime({ ...config.pool, warmPoolMemoryMiB });
-  const { memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs } = config.pool;
-  return createInProcessRuntime({ warmPoolMemoryMiB, memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs });
-}
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */
 function withoutDisabled(registry: ToolRegistry, disabled: ReadonlySet<string>): ToolRegistry {

@@ -26,14 +26,12 @@ export interface MetricsOptions {
   processMetrics?: boolean;
 }
 
-const FAILURE_KIND = /^code run failed \(([a-z-]+)\)/;
-
-/** `ok`, a sandbox failure kind (`timeout`, `syntax`, …) or an error code in lower case. */
+/** `ok`, a failed run's kind (`timeout`, `syntax`, …) or an error code in lower case. */
 export function outcomeOf(result: ToolExecutionResult): string {
   if (!result.isError) return 'ok';
-  const kind = FAILURE_KIND.exec(result.error.message)?.[1];
-  if (kind !== undefined) return kind;
-  return (result.error.info?.code ?? 'error').toLowerCase();
+  const info = result.error.info;
+  if (info?.kind !== undefined) return info.kind;
+  return (info?.code ?? 'error').toLowerCase();
 }
 
 export function createMetrics(options: MetricsOptions = {}): PtcMetrics {

@@ -6,8 +6,7 @@
  *   const sessions = createSessionStore(createJsonlEventSink({ dir }));
  *   const registry = createToolRegistry({ eventSink: sessions });
  *   const logs = createLogRouter();
- *   const codeMode = createCodeMode({ registry, onLog: logs.onLog });
- *   registry.register(codeMode.runCodeTool);
+ *   const codeMode = createCodeMode({ registry, onLog: logs.onLog }); // registers run_code
  *   app.register(ptcPlugin, { registry, codeMode, sessions, logs });
  *
  * The plugin keeps Fastify's encapsulation (no `skip-override`): its strict

@@ -27,7 +27,20 @@ const CALL_RESPONSE = {
       additionalProperties: true,
       properties: {
         message: { type: 'string' },
-        info: { type: 'object', additionalProperties: true, properties: { name: { type: 'string' }, code: { type: 'string' } } },
+        info: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'The failure as fields (docs/errors.md): read these, never the message.',
+          properties: {
+            name: { type: 'string' },
+            code: { type: 'string' },
+            kind: { type: 'string', description: 'CODE_RUN_FAILED: syntax, typecheck, exception, timeout, memory, busy, …' },
+            line: { type: 'integer', description: "CODE_RUN_FAILED: 1-based line in the program, when known." },
+            column: { type: 'integer', description: 'CODE_RUN_FAILED: 1-based column in the program, when known.' },
+            toolName: { type: 'string', description: 'CODE_RUN_FAILED from an uncaught ToolCallError: the nested tool that failed.' },
+            callId: { type: 'string', description: 'CODE_RUN_FAILED from an uncaught ToolCallError: the nested call.' },
+          },
+        },
       },
     },
     meta: { description: 'Presentation metadata (direct tool calls only).' },

@@ -132,7 +132,7 @@ const BUSY_RETRY_AFTER_SECONDS = '1';
  * reads the failure kind for the 503 decision.
  */
 function isBusy(body: CallResponse): boolean {
-  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.message.startsWith('code run failed (busy)');
+  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.info.kind === 'busy';
 }
 
 function logsOf(body: CallResponse): string[] {

@@ -5,7 +5,7 @@
  */
 import type { JsonValue } from './json.ts';
 import { projectOutput, checkContent, type OutputDeclaration } from './project-output.ts';
-import { bind, describeThrown, failure, failureWith, isBoundTo, thrownFailure } from './results.ts';
+import { bind, describeThrown, failure, failureWith, isBoundTo, readErrorInfo, thrownFailure } from './results.ts';
 import type { ExecuteHook, ToolDefinition, ToolErrorInfo, ToolExec, ToolExecutionResult, WrapperExec } from './tool.ts';
 
 /** A registered tool as the pipeline uses it. */
@@ -175,11 +175,9 @@ export function adopt(call: Call, returned: unknown): ToolExecutionResult {
 function copyFailure(error: unknown, content: unknown): ToolExecutionResult {
   const e = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; info?: unknown };
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : 'the call failed without a readable message';
-  const i = (typeof e.info === 'object' && e.info !== null ? e.info : undefined) as Partial<Record<'name' | 'code', unknown>> | undefined;
-  const info: ToolErrorInfo | undefined =
-    i !== undefined && typeof i.name === 'string' && typeof i.code === 'string' ? { name: i.name, code: i.code } : undefined;
+  const info: ToolErrorInfo | undefined = readErrorInfo(e.info);
   const checked = checkContent(content, 'content');
-  if (typeof checked === 'string') return info === undefined ? failure('TOOL_FAILED', message) : failure(info.code, message, info.name);
+  if (typeof checked === 'string') return info === undefined ? failure('TOOL_FAILED', message) : failure(info.code, message, info.name, info);
   return failureWith(info === undefined ? { message } : { message, info }, checked);
 }
 

@@ -3,6 +3,8 @@
  * how to fix it. Codes are never reused; docs/errors.md mirrors this table and
  * a test keeps the two in step.
  */
+import type { SandboxFailureKind } from './sandbox-runtime.ts';
+
 export const ERROR_CODES = {
   UNKNOWN_TOOL: {
     description: 'No tool of that name is registered, or it is not callable this way.',
@@ -17,7 +19,7 @@ export const ERROR_CODES = {
     fix: 'Tool authors: return a value matching output.schema; make render and presentationMeta pure and total.',
   },
   CODE_RUN_FAILED: {
-    description: 'A run_code program failed (syntax, exception, timeout, memory, limits, …); the message names the kind.',
+    description: 'A run_code program failed (syntax, exception, timeout, memory, limits, …); `info.kind` names the kind, `info.line`/`info.column` the place when known.',
     fix: 'Read the kind, line:column and logs in the message, fix the program and run it again.',
   },
   ABORTED: {
@@ -44,13 +46,32 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** An error that crosses a boundary: always a stable code and a message. */
+/**
+ * What a failure says beyond its name and code, as fields (never to be parsed
+ * back out of the message). Each is present only when it applies and is known.
+ */
+export interface ErrorDetails {
+  /** `CODE_RUN_FAILED`: how the run failed (`syntax`, `typecheck`, `exception`, `timeout`, `memory`, `busy`, …). */
+  kind?: SandboxFailureKind;
+  /** `CODE_RUN_FAILED`: 1-based line in the model's program. */
+  line?: number;
+  /** `CODE_RUN_FAILED`: 1-based column in the model's program. */
+  column?: number;
+  /** `CODE_RUN_FAILED` from an uncaught `ToolCallError`: the nested tool that failed. */
+  toolName?: string;
+  /** `CODE_RUN_FAILED` from an uncaught `ToolCallError`: the nested call's callId (its `tool/ptc-dispatch` event). */
+  callId?: string;
+}
+
+/** An error that crosses a boundary: always a stable code and a message, and optionally {@link ErrorDetails}. */
 export class PtcError extends Error {
   override name = 'PtcError';
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string) {
+  readonly details: Readonly<ErrorDetails> | undefined;
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
     super(message);
     this.code = code;
+    this.details = details === undefined ? undefined : Object.freeze({ ...details });
   }
 }
 

@@ -5,7 +5,8 @@
  * re-normalised before it is trusted.
  */
 import type { ContentBlock } from './content.ts';
-import { ERROR_CODES, type ErrorCode } from './errors.ts';
+import { ERROR_CODES, type ErrorCode, type ErrorDetails } from './errors.ts';
+import type { SandboxFailureKind } from './sandbox-runtime.ts';
 import type { JsonValue } from './json.ts';
 import type { DispatchToken, HookContext, ToolErrorInfo, ToolExecutionResult, ToolFailure, ToolSuccess } from './tool.ts';
 
@@ -65,8 +66,8 @@ export function success(
 }
 
 /** A frozen failure whose content is `Error: <message>`. */
-export function failure(code: ToolErrorInfo['code'], message: string, name = 'PtcError'): ToolFailure {
-  return failureWith({ message, info: { name, code } }, textBlocks(`Error: ${message}`));
+export function failure(code: ToolErrorInfo['code'], message: string, name = 'PtcError', details?: ErrorDetails): ToolFailure {
+  return failureWith({ message, info: { ...details, name, code } }, textBlocks(`Error: ${message}`));
 }
 
 export function failureWith(
@@ -74,7 +75,7 @@ export function failureWith(
   content: ContentBlock[],
   additionalContexts?: HookContext[],
 ): ToolFailure {
-  const info = error.info === undefined ? undefined : Object.freeze({ name: error.info.name, code: error.info.code });
+  const info = error.info === undefined ? undefined : readErrorInfo(error.info);
   const frozenError = Object.freeze(info === undefined ? { message: error.message } : { message: error.message, info });
   const result: ToolFailure = { isError: true, error: frozenError, content };
   if (additionalContexts !== undefined) result.additionalContexts = additionalContexts;
@@ -88,17 +89,18 @@ export function outputFailure(message: string): ToolFailure {
 
 /** The failure for a body that threw: `Error: <message>`, code `TOOL_FAILED` unless it threw a coded project error. */
 export function thrownFailure(thrown: unknown): ToolFailure {
-  const { name, message, code } = describeThrown(thrown);
-  return failure(code, message, name);
+  const { name, message, code, details } = describeThrown(thrown);
+  return failure(code, message, name, details);
 }
 
 const PROJECT_ERROR_NAMES = new Set(['PtcError', 'ToolOutputError']);
 
 /** Reads a thrown value defensively: getters and `toString` may throw. */
-export function describeThrown(thrown: unknown): { name: string; message: string; code: ErrorCode } {
+export function describeThrown(thrown: unknown): { name: string; message: string; code: ErrorCode; details?: ErrorDetails } {
   let name = 'Error';
   let message: string | undefined;
   let code: ErrorCode = 'TOOL_FAILED';
+  let details: ErrorDetails | undefined;
   try {
     if (thrown instanceof Error) {
       const n: unknown = thrown.name;
@@ -106,7 +108,11 @@ export function describeThrown(thrown: unknown): { name: string; message: string
       const m: unknown = thrown.message;
       message = typeof m === 'string' ? m : undefined;
       const c: unknown = (thrown as { code?: unknown }).code;
-      if (PROJECT_ERROR_NAMES.has(name) && typeof c === 'string' && isErrorCode(c)) code = c;
+      if (PROJECT_ERROR_NAMES.has(name) && typeof c === 'string' && isErrorCode(c)) {
+        code = c;
+        const d: unknown = (thrown as { details?: unknown }).details;
+        if (typeof d === 'object' && d !== null) details = readDetails(d as Record<string, unknown>);
+      }
     } else {
       message = String(thrown);
     }
@@ -114,7 +120,35 @@ export function describeThrown(thrown: unknown): { name: string; message: string
     message = undefined;
   }
   if (message === undefined || message === '') message = 'the tool failed without a readable message';
-  return { name, message, code };
+  return details === undefined ? { name, message, code } : { name, message, code, details };
+}
+
+const FAILURE_KINDS: ReadonlySet<string> = new Set<SandboxFailureKind>([
+  'syntax', 'typecheck', 'exception', 'timeout', 'abort', 'memory', 'output-limit', 'call-limit', 'invalid-output', 'crashed', 'busy',
+]);
+/** Longest toolName or callId kept in an error's info (both come from registered names and host-made ids). */
+const MAX_ID_LENGTH = 512;
+
+/**
+ * A frozen {@link ToolErrorInfo} holding only the known fields of `info`
+ * that have the right type, so a result a wrapper made up cannot smuggle
+ * other data into a failure; undefined when name or code is missing.
+ */
+export function readErrorInfo(info: unknown): ToolErrorInfo | undefined {
+  if (typeof info !== 'object' || info === null) return undefined;
+  const i = info as Record<string, unknown>;
+  if (typeof i.name !== 'string' || typeof i.code !== 'string') return undefined;
+  return Object.freeze({ name: i.name, code: i.code, ...readDetails(i) });
+}
+
+function readDetails(d: Record<string, unknown>): ErrorDetails {
+  const out: ErrorDetails = {};
+  if (typeof d.kind === 'string' && FAILURE_KINDS.has(d.kind)) out.kind = d.kind as SandboxFailureKind;
+  if (Number.isSafeInteger(d.line) && (d.line as number) > 0) out.line = d.line as number;
+  if (Number.isSafeInteger(d.column) && (d.column as number) > 0) out.column = d.column as number;
+  if (typeof d.toolName === 'string' && d.toolName.length <= MAX_ID_LENGTH) out.toolName = d.toolName;
+  if (typeof d.callId === 'string' && d.callId.length <= MAX_ID_LENGTH) out.callId = d.callId;
+  return out;
 }
 
 function isErrorCode(code: string): code is ErrorCode {

@@ -26,6 +26,12 @@ export interface SandboxFailure {
   /** 1-based position in the model's source, when known. */
   line?: number;
   column?: number;
+  /**
+   * For an uncaught `ToolCallError`: the callId it carries, as the program
+   * left it (a program can make its own ToolCallError, so the host checks it
+   * against the calls it ran before trusting it).
+   */
+  callId?: string;
 }
 
 export interface SandboxLimits {

@@ -3,7 +3,7 @@
  * identity, results, hooks and the registry surface. Implementations import it.
  */
 import type { ContentBlock } from './content.ts';
-import type { ErrorCode } from './errors.ts';
+import type { ErrorCode, ErrorDetails } from './errors.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
 import type { FrozenJson, JsonObject, JsonValue } from './json.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
@@ -48,7 +48,8 @@ export interface HookContext {
   source?: string;
 }
 
-export interface ToolErrorInfo {
+/** A failure's structure: its class name and stable code, plus the {@link ErrorDetails} that apply. */
+export interface ToolErrorInfo extends ErrorDetails {
   /** The error class name, such as `ToolOutputError`. */
   name: string;
   code: ErrorCode | (string & {});

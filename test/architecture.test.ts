@@ -2,9 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Drift test for the shape of the code: four wings, arrows one way.
-// services/ → src/, sandbox/, typings/;  sandbox/ → src/ (types);  typings/ → src/ (types).
-// src/index.ts is the package facade, the one file of src/ allowed to compose the wings.
+// Drift test for the shape of the code: four wings, arrows one way, and three
+// thin layers around them.
+//   services/ → src/, sandbox/, typings/, compose/;  sandbox/ → src/ (types);  typings/ → src/ (types).
+//   compose/ (the composition root) → src/, typings/, and sandbox/ only by dynamic import()
+//     (so isolated-vm loads when a sandbox is first made, never on import).
+//   adapters/ (agent-framework adapters) → src/ only.
+//   entries/ (the package entry points) → anything; nothing imports entries/.
 const root = new URL('..', import.meta.url).pathname;
 
 function sourceFiles(dir: string): string[] {
@@ -13,10 +17,20 @@ function sourceFiles(dir: string): string[] {
     .map((file) => join(dir, file));
 }
 
-function importsOf(file: string): string[] {
+interface Import {
+  specifier: string;
+  /** `import type …` / `export type …`: erased, loads nothing. */
+  typeOnly: boolean;
+  /** `import('…')`: loads only when reached. */
+  dynamic: boolean;
+}
+
+function importsOf(file: string): Import[] {
   const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
-    (match) => match[1] ?? match[2],
+  return [...text.matchAll(/(?:^|\n)\s*(import|export)(\s+type\b)?[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) =>
+    match[3] !== undefined
+      ? { specifier: match[3], typeOnly: match[2] !== undefined, dynamic: false }
+      : { specifier: match[4], typeOnly: false, dynamic: true },
   );
 }
 
@@ -27,27 +41,41 @@ function wingOf(file: string, specifier: string): string | undefined {
 }
 
 const forbidden: Record<string, { wings: string[]; packages: RegExp }> = {
-  src: { wings: ['sandbox', 'typings', 'services'], packages: /^(isolated-vm|fastify|@fastify\/)/ },
-  sandbox: { wings: ['services', 'typings'], packages: /^(fastify|@fastify\/)/ },
-  typings: { wings: ['services', 'sandbox'], packages: /^(isolated-vm|fastify|@fastify\/)/ },
+  src: { wings: ['sandbox', 'typings', 'services', 'compose', 'adapters', 'entries'], packages: /^(isolated-vm|fastify|@fastify\/|prom-client|ai)$|^(@fastify\/)/ },
+  sandbox: { wings: ['services', 'typings', 'compose', 'adapters', 'entries'], packages: /^(fastify|@fastify\/)/ },
+  typings: { wings: ['services', 'sandbox', 'compose', 'adapters', 'entries'], packages: /^(isolated-vm|fastify|@fastify\/)/ },
+  services: { wings: ['adapters', 'entries'], packages: /^ai$/ },
+  compose: { wings: ['services', 'adapters', 'entries'], packages: /^(isolated-vm|fastify|@fastify\/)/ },
+  adapters: { wings: ['sandbox', 'typings', 'services', 'compose', 'entries'], packages: /^(isolated-vm|fastify|@fastify\/)/ },
 };
 
 describe('architecture', () => {
   for (const [wing, rule] of Object.entries(forbidden)) {
     it(`${wing}/ imports only what its arrows allow`, () => {
-      const offences = sourceFiles(wing)
-        .filter((file) => file !== 'src/index.ts')
-        .flatMap((file) =>
-          importsOf(file)
-            .filter((spec) => rule.packages.test(spec) || rule.wings.includes(wingOf(file, spec) ?? ''))
-            .map((spec) => `${file} imports ${spec}`),
-        );
+      const offences = sourceFiles(wing).flatMap((file) =>
+        importsOf(file)
+          .filter(({ specifier }) => rule.packages.test(specifier) || rule.wings.includes(wingOf(file, specifier) ?? ''))
+          .map(({ specifier }) => `${file} imports ${specifier}`),
+      );
       expect(offences).toEqual([]);
     });
   }
 
-  it('the public entry uses named exports only', () => {
-    const text = readFileSync(join(root, 'src/index.ts'), 'utf8');
-    expect(text).not.toMatch(/export \*/);
+  it('compose/ loads the sandbox only by dynamic import (type imports are erased)', () => {
+    const offences = sourceFiles('compose').flatMap((file) =>
+      importsOf(file)
+        .filter((i) => wingOf(file, i.specifier) === 'sandbox' && !i.dynamic && !i.typeOnly)
+        .map(({ specifier }) => `${file} statically imports ${specifier}`),
+    );
+    expect(offences).toEqual([]);
+  });
+
+  it('entries/ only re-export, by name', () => {
+    for (const file of sourceFiles('entries')) {
+      const text = readFileSync(join(root, file), 'utf8');
+      expect(text, file).not.toMatch(/export \*/);
+      const statements = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '').trim().split(/;\s*/).filter((s) => s !== '');
+      expect(statements.filter((s) => !/^export (type )?\{[\s\S]*\} from '[^']+'$/.test(s)), file).toEqual([]);
+    }
   });
 });

@@ -11,7 +11,7 @@ it('the README library example runs and prints the value its comment promises', 
   const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
   const example = /## Use it as a library\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(example).toBeDefined();
-  const entry = pathToFileURL(new URL('../src/index.ts', import.meta.url).pathname).href;
+  const entry = pathToFileURL(new URL('../entries/index.ts', import.meta.url).pathname).href;
   const dir = await mkdtemp(join(tmpdir(), 'ptc-readme-'));
   try {
     const file = join(dir, 'example.mts');

@@ -19,7 +19,7 @@ export interface TypingsServiceOptions {
   cacheSize?: number;
   /** Rendered tool entries kept across tool sets (two per tool); the least recently used is dropped past it. Default 2,000. */
   memberCacheSize?: number;
-  /** The run limits the prompt states. Default: DESIGN §7's defaults. */
+  /** The run limits the prompt states when code mode does not pass the ones it enforces. Default: code mode's defaults. */
   promptLimits?: Partial<PromptLimits>;
   /**
    * The checker's worker threads and budgets (threads: cores − 1, 1 to 4; heap 512 MiB each;
@@ -62,8 +62,8 @@ export function createTypingsService(options: TypingsServiceOptions = {}): Typin
 
   return {
     typings,
-    async prompt(schemas) {
-      return renderPrompt(await typings(schemas), options.promptLimits);
+    async prompt(schemas, enforced) {
+      return renderPrompt(await typings(schemas), enforced ?? options.promptLimits);
     },
     async check(code: string, schemas: readonly ToolSchema[], budget?: TypecheckBudget): Promise<TypecheckDiagnostic[]> {
       // A new catalogue is a new typings string: the pool sends it to each worker once, at its next check.

@@ -339,10 +339,12 @@ export function installGuest(
   };
 
   // ---- errors crossing out ----
-  function describeThrown(error: unknown): { message: string; stack: string } {
+  function describeThrown(error: unknown): { message: string; stack: string; callId?: string } {
     try {
       if (error instanceof ToolCallError) {
-        return { message: `ToolCallError (${error.code}) from tools[${jsonStringify(error.toolName)}]: ${error.message}`, stack: StringCtor(error.stack) };
+        // The callId lets the host name the failed nested call; the host checks it against its own calls.
+        const described = { message: `ToolCallError (${error.code}) from tools[${jsonStringify(error.toolName)}]: ${error.message}`, stack: StringCtor(error.stack) };
+        return typeof error.callId === 'string' ? { ...described, callId: error.callId } : described;
       }
       if (error instanceof ErrorCtor) {
         const stack = error.stack;

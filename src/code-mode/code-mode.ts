@@ -1,18 +1,26 @@
 /**
  * `createCodeModeCore`: Code Mode from injected parts (a registry, a sandbox
- * runtime, optionally a typings service). The package facade's
+ * runtime, optionally a typings service). The `ptc-executor` entry's
  * `createCodeMode` fills in the defaults.
+ *
+ * Safe by construction: creating Code Mode registers `run_code` on the
+ * registry, in the same step that (in `'code'` mode) restricts the other
+ * tools to programs, so a direct call is never told to use a run_code that
+ * does not exist. `close()` removes both.
  *
  * Modes:
  * - `'code'` (default): tools other than run_code are callable only from a
  *   program; a direct call fails `UNKNOWN_TOOL` telling the model to use run_code.
  * - `'native'`: nothing is restricted and `prompt()` resolves to `''`, so
- *   run_code is not advertised to the model. `runCodeTool` still works for
- *   whoever registers or calls it directly (the service's `POST /v1/run`).
+ *   run_code is not advertised to the model. run_code is still registered for
+ *   whoever calls it directly (the service's `POST /v1/run`).
  * - `'both'`: tools are callable directly and from programs; the prompt
  *   advertises run_code.
  */
-import type { ToolDefinition, ToolRegistry } from '../tool.ts';
+import type { ContentBlock } from '../content.ts';
+import type { JsonValue } from '../json.ts';
+import type { JsonSchemaNode } from '../schema/types.ts';
+import type { ToolDefinition, ToolErrorInfo, ToolRegistry } from '../tool.ts';
 import type { SandboxRuntime } from '../sandbox-runtime.ts';
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
 import { createRunCodeTool, RUN_CODE, type TypecheckMode } from './run-code-tool.ts';
@@ -44,39 +52,64 @@ export interface CodeModeCoreOptions {
 }
 
 export interface CodeMode {
-  /** Register it to offer `run_code`. */
-  readonly runCodeTool: ToolDefinition;
+  /** The limits every run is held to (defaults filled in); the prompt states these. */
+  readonly limits: Readonly<CodeModeLimits>;
   /** The `.d.ts` the model is shown for the currently registered tools. */
   typings(): Promise<string>;
   /** Instructions and typings for the model; `''` in `'native'` mode. */
   prompt(): Promise<string>;
-  /** Removes the hooks code mode installed on the registry. Does not close the runtime it was given. */
+  /**
+   * run_code as a framework-neutral tool, the shape every agent-framework
+   * adapter builds on. Its description is the prompt for the tools
+   * registered now: call it again after registering more.
+   */
+  asTool(): Promise<CodeModeTool>;
+  /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */
   close(): Promise<void>;
+}
+
+/** What {@link CodeModeTool.execute} resolves to. */
+export interface CodeModeToolResult {
+  /** What the model should see: the program's logs and result, or the failure with its logs. */
+  content: ContentBlock[];
+  isError: boolean;
+  /** For the host, on success: `{ logs, result? }`, the canonical value. */
+  value?: { logs: string[]; result?: JsonValue };
+  /** On failure: the message (as in `content`) and its structured fields. */
+  error?: { message: string; info?: ToolErrorInfo };
+}
+
+export interface CodeModeToolCall {
+  /** Cancels the run; its nested calls stop. */
+  signal?: AbortSignal;
+  /** The session the run's events go to. Default `"default"`. */
+  sessionId?: string;
+  /** Default: a fresh random id. */
+  callId?: string;
+}
+
+/** run_code for an agent framework: JSON Schemas in, rendered content and canonical value out. */
+export interface CodeModeTool {
+  readonly name: string;
+  /** The prompt: how to write programs, the limits, and the typings of the tools. */
+  readonly description: string;
+  /** JSON Schema of the arguments: `{ code, description, timeoutMs? }`. */
+  readonly inputSchema: JsonSchemaNode;
+  /** JSON Schema of `value`: `{ logs, result? }`. */
+  readonly outputSchema: JsonSchemaNode;
+  /** Runs a program. Never rejects: a failure is `isError: true`. */
+  execute(input: unknown, call?: CodeModeToolCall): Promise<CodeModeToolResult>;
 }
 
 export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   const { registry, runtime, typings } = options;
-  const limits = resolveLimits(options.limits);
+  const limits = Object.freeze(resolveLimits(options.limits));
   const mode = options.mode ?? 'code';
   const typecheck = options.typecheck ?? 'off';
   if (!['code', 'native', 'both'].includes(mode)) throw new TypeError(`mode must be 'code', 'native' or 'both' (got ${String(mode)})`);
   if (!['off', 'warn', 'enforce'].includes(typecheck)) throw new TypeError(`typecheck must be 'off', 'warn' or 'enforce' (got ${String(typecheck)})`);
   if (typecheck !== 'off' && typings === undefined) {
     throw new TypeError(`typecheck '${typecheck}' needs a typings service: pass typings, or set typecheck to 'off'`);
-  }
-
-  // The checker's threads load TypeScript now rather than on the first run's clock.
-  if (typecheck !== 'off') typings?.warm?.();
-
-  const disposers = [registry.hook('tools/execute', commitOrderHook)];
-  if (mode === 'code') {
-    disposers.push(
-      registry.hook('tools/admit', ({ name, nested }) =>
-        nested || name === RUN_CODE
-          ? undefined
-          : `tool ${JSON.stringify(name)} is only callable from a program: call run_code with code such as \`return await tools[${JSON.stringify(name)}]({})\``,
-      ),
-    );
   }
 
   const runCodeTool = createRunCodeTool({
@@ -88,16 +121,49 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
   }) as unknown as ToolDefinition;
 
+  // Registered first: a registry that already has a run_code refuses it before any hook is installed.
+  const disposers = [registry.register(runCodeTool), registry.hook('tools/execute', commitOrderHook)];
+  if (mode === 'code') {
+    disposers.push(
+      registry.hook('tools/admit', ({ name, nested }) =>
+        nested || name === RUN_CODE
+          ? undefined
+          : `tool ${JSON.stringify(name)} is only callable from a program: call run_code with code such as \`return await tools[${JSON.stringify(name)}]({})\``,
+      ),
+    );
+  }
+
   const visibleSchemas = () => registry.schemas().filter((schema) => schema.name !== RUN_CODE);
   const needTypings = (): TypingsService => {
     if (typings === undefined) throw new Error('code mode was created without a typings service: pass typings to get typings and a prompt');
     return typings;
   };
+  const ownSchema = registry.schemas().find((schema) => schema.name === RUN_CODE)!;
 
   return {
-    runCodeTool,
+    limits,
     typings: async () => needTypings().typings(visibleSchemas()),
-    prompt: async () => (mode === 'native' ? '' : needTypings().prompt(visibleSchemas())),
+    prompt: async () => (mode === 'native' ? '' : needTypings().prompt(visibleSchemas(), limits)),
+    async asTool() {
+      const description = await needTypings().prompt(visibleSchemas(), limits);
+      return Object.freeze({
+        name: RUN_CODE,
+        description,
+        inputSchema: ownSchema.parameters,
+        outputSchema: ownSchema.output,
+        async execute(input: unknown, call: CodeModeToolCall = {}): Promise<CodeModeToolResult> {
+          const result = await registry.dispatch({
+            name: RUN_CODE,
+            arguments: input,
+            ...(call.signal === undefined ? {} : { signal: call.signal }),
+            ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
+            ...(call.callId === undefined ? {} : { callId: call.callId }),
+          });
+          if (result.isError) return { content: result.content, isError: true, error: result.error };
+          return { content: result.content, isError: false, value: result.value as { logs: string[]; result?: JsonValue } };
+        },
+      });
+    },
     async close() {
       for (const dispose of disposers.splice(0)) dispose();
     },

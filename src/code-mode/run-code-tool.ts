@@ -6,9 +6,9 @@
  * registry turns into a failed result.
  */
 import { defineTool } from '../define-tool.ts';
-import { PtcError } from '../errors.ts';
+import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import type { SandboxRuntime } from '../sandbox-runtime.ts';
+import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
 import type { ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
@@ -95,10 +95,15 @@ async function typecheckProgram(
     if (signal.aborted) throw new PtcError('ABORTED', 'run_code was cancelled during its type-check; nothing ran');
     // Only the pool's own errors are written for the model; anything else could carry host details.
     const why = error instanceof Error && error.name === 'TypecheckIncompleteError' ? error.message : 'the type-checker failed';
-    if (mode === 'enforce') throw new PtcError('CODE_RUN_FAILED', `code run failed (typecheck): the program could not be type-checked, so nothing ran: ${why}`);
+    if (mode === 'enforce') {
+      throw new PtcError('CODE_RUN_FAILED', `code run failed (typecheck): the program could not be type-checked, so nothing ran: ${why}`, { kind: 'typecheck' });
+    }
     return [`[typecheck] not checked, the program ran anyway: ${why}`];
   }
-  if (diagnostics.length > 0 && mode === 'enforce') throw new PtcError('CODE_RUN_FAILED', describeTypecheckFailure(diagnostics, code, FILENAME));
+  if (diagnostics.length > 0 && mode === 'enforce') {
+    const first = diagnostics[0];
+    throw new PtcError('CODE_RUN_FAILED', describeTypecheckFailure(diagnostics, code, FILENAME), { kind: 'typecheck', line: first.line, column: first.column });
+  }
   return diagnostics.map((d) => `[typecheck] ${describeDiagnostic(d, FILENAME)}`);
 }
 
@@ -145,7 +150,20 @@ async function runProgram(
   if (exec.signal.aborted) {
     throw new PtcError('ABORTED', `run_code was cancelled; its ${scheduler.submitted} nested call(s) have stopped`);
   }
-  if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs));
+  if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs), failureDetails(outcome.failure, scheduler));
   if (outcome.resultJson === undefined) return { logs };
   return { logs, result: JSON.parse(outcome.resultJson) as JsonValue };
+}
+
+/** The structured fields of a failed run; the nested call only when this run really made it and it failed. */
+function failureDetails(failure: SandboxFailure, scheduler: RunScheduler): ErrorDetails {
+  const details: ErrorDetails = { kind: failure.kind };
+  if (failure.line !== undefined) details.line = failure.line;
+  if (failure.column !== undefined) details.column = failure.column;
+  const toolName = failure.callId === undefined ? undefined : scheduler.failedCall(failure.callId);
+  if (toolName !== undefined) {
+    details.toolName = toolName;
+    details.callId = failure.callId;
+  }
+  return details;
 }

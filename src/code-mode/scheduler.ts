@@ -75,6 +75,8 @@ export class RunScheduler {
   #closed = false;
   #previousSettled: Promise<unknown> = Promise.resolve();
   readonly #gates = new Map<string, Promise<unknown>>();
+  /** callId → tool name of each nested call that failed (at most maxCalls entries). */
+  readonly #failed = new Map<string, string>();
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -120,6 +122,7 @@ export class RunScheduler {
     this.#queue = [];
     this.#head = 0;
     for (const pending of abandoned) {
+      this.#failed.set(pending.callId, pending.name);
       pending.resolve(aborted(pending.name, pending.callId));
       pending.markSettled();
     }
@@ -129,6 +132,11 @@ export class RunScheduler {
   async settled(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled(this.#appends);
+  }
+
+  /** The tool name of the nested call `callId` when this run made it and it failed. */
+  failedCall(callId: string): string | undefined {
+    return this.#failed.get(callId);
   }
 
   /** Nested calls submitted so far (including one refused for the call limit). */
@@ -177,6 +185,7 @@ export class RunScheduler {
         const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
         if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
         this.#append(event);
+        if (result.isError) this.#failed.set(pending.callId, pending.name);
         pending.resolve(toOutcome(result, pending.callId));
         pending.markSettled();
         this.#inFlight.delete(done);

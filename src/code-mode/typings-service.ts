@@ -4,6 +4,7 @@
  * type-check; `typings/` implements it.
  */
 import type { ToolSchema } from '../tool.ts';
+import type { CodeModeLimits } from './limits.ts';
 
 export interface TypecheckDiagnostic {
   /** 1-based, in the model's own source. */
@@ -17,8 +18,11 @@ export interface TypecheckDiagnostic {
 export interface TypingsService {
   /** The `.d.ts` the model is shown, byte-stable, sorted by tool name. Cached by a hash of the schemas. */
   typings(schemas: readonly ToolSchema[]): Promise<string>;
-  /** Model-facing instructions followed by the typings in a ts block (markdown). */
-  prompt(schemas: readonly ToolSchema[]): Promise<string>;
+  /**
+   * Model-facing instructions followed by the typings in a ts block (markdown).
+   * Code mode passes the limits it enforces, so the prompt states those.
+   */
+  prompt(schemas: readonly ToolSchema[], limits?: Readonly<CodeModeLimits>): Promise<string>;
   /**
    * Type-checks a program body against the typings; [] when clean. Rejects when the check could
    * not complete (its budget ran out, the run was cancelled, the checker failed): the program is

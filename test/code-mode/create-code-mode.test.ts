@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { createCodeMode, createMemoryEventSink, createToolRegistry, defineTool } from '../../src/index.ts';
+import { createCodeMode, createMemoryEventSink, createToolRegistry, defineTool } from '../../entries/index.ts';
+import { createTypingsService } from '../../typings/service.ts';
 
 it('createCodeMode wires the in-process runtime and the typings service by default', async () => {
   const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
@@ -16,7 +17,6 @@ it('createCodeMode wires the in-process runtime and the typings service by defau
     }),
   );
   const codeMode = createCodeMode({ registry, limits: { timeoutMs: 5_000 } });
-  registry.register(codeMode.runCodeTool);
   try {
     const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return await tools.add({ a: 1, b: 2 })', description: 'add' } });
     expect(result.isError ? result.error.message : result.value).toEqual({ logs: [], result: 3 });
@@ -43,11 +43,68 @@ it("runtime 'process' runs programs in child processes, tools staying in this on
     }),
   );
   const codeMode = createCodeMode({ registry, runtime: 'process', limits: { timeoutMs: 10_000 } });
-  registry.register(codeMode.runCodeTool);
   try {
     const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return await tools.whereami({})', description: 'pid' } });
     expect(result.isError ? result.error.message : result.value).toEqual({ logs: [], result: process.pid });
     expect(callerPid).toBe(process.pid);
+  } finally {
+    await codeMode.close();
+  }
+});
+
+it('creating code mode registers run_code with the admit hook; a second one is refused; close removes both', async () => {
+  const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
+  registry.register(
+    defineTool({
+      name: 'echo',
+      description: 'Echoes.',
+      parameters: { text: { type: 'string', required: true } },
+      output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
+      async execute(args) {
+        return args.text;
+      },
+    }),
+  );
+  const codeMode = createCodeMode({ registry });
+  try {
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(['echo', 'run_code']);
+    // The direct call is pointed at a run_code that exists.
+    const direct = await registry.dispatch({ name: 'echo', arguments: { text: 'hi' } });
+    expect(direct.isError && direct.error.message).toMatch(/only callable from a program: call run_code/);
+    expect(() => createCodeMode({ registry })).toThrow(/"run_code" is already registered/);
+  } finally {
+    await codeMode.close();
+  }
+  expect(registry.schemas().map((schema) => schema.name)).toEqual(['echo']);
+  const after = await registry.dispatch({ name: 'echo', arguments: { text: 'hi' } });
+  expect(after.isError ? after.error.message : after.value).toBe('hi');
+});
+
+it('asTool() is run_code for any framework: the prompt as description, JSON Schemas, rendered content and the canonical value', async () => {
+  const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
+  // A typings service of the host's own, stating no limits: the prompt still states the enforced ones.
+  const codeMode = createCodeMode({ registry, limits: { maxCalls: 7 }, typings: createTypingsService() });
+  try {
+    const tool = await codeMode.asTool();
+    expect(tool.name).toBe('run_code');
+    expect(tool.description).toMatch(/7 (tool )?calls|7 nested/);
+    expect(tool.description).not.toMatch(/1,000 (tool )?calls|1000 (tool )?calls/);
+    expect(codeMode.limits.maxCalls).toBe(7);
+    expect(tool.inputSchema).toMatchObject({ type: 'object', required: ['code', 'description'] });
+    expect(tool.outputSchema).toMatchObject({ type: 'object', properties: { logs: { type: 'array' } } });
+
+    const ok = await tool.execute({ code: 'console.log("hi"); return [1, 2]', description: 'list' }, { sessionId: 'host' });
+    expect(ok).toEqual({ isError: false, value: { logs: ['hi'], result: [1, 2] }, content: [{ type: 'text', text: 'hi\n[\n  1,\n  2\n]' }] });
+
+    const failed = await tool.execute({ code: 'return (', description: 'broken' });
+    expect(failed.isError).toBe(true);
+    expect(failed.value).toBeUndefined();
+    expect(failed.error?.info).toMatchObject({ code: 'CODE_RUN_FAILED', kind: 'syntax', line: expect.any(Number) });
+
+    const controller = new AbortController();
+    controller.abort();
+    const aborted = await tool.execute({ code: 'return 1', description: 'never' }, { signal: controller.signal });
+    expect(aborted.isError && aborted.error?.info?.code).toMatch(/^ABORTED/);
   } finally {
     await codeMode.close();
   }

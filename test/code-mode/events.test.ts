@@ -107,7 +107,6 @@ it("a nested event the sink refuses reaches the registry's onSinkError, and the 
     onSinkError: (_error, event) => lost.push(event.type),
   });
   const codeMode = createCodeModeCore({ registry, runtime: sharedRuntime() });
-  registry.register(codeMode.runCodeTool);
   registry.register(secret);
   try {
     const result = await registry.dispatch({ name: 'run_code', arguments: { code: 'return (await tools.secret({ n: 1 })).token', description: 'lossy sink' } });

@@ -30,7 +30,6 @@ export function createBench(options: Partial<Omit<CodeModeCoreOptions, 'registry
   const sink = createMemoryEventSink();
   const registry = createToolRegistry({ eventSink: sink });
   const codeMode = createCodeModeCore({ registry, runtime: sharedRuntime(), ...options });
-  const dispose = registry.register(codeMode.runCodeTool);
   let n = 0;
   return {
     registry,
@@ -47,7 +46,6 @@ export function createBench(options: Partial<Omit<CodeModeCoreOptions, 'registry
       });
     },
     async close() {
-      dispose();
       await codeMode.close();
     },
   };

@@ -38,13 +38,22 @@ describe('run_code', () => {
     expect(textOf(silent)).toBe('(run_code completed with no output)');
   });
 
+  it('a ToolCallError the program made itself names no nested call; a syntax error carries its kind and place', async () => {
+    bench = createBench();
+    const forged = await bench.runCode('throw new ToolCallError("lookup", "TOOL_FAILED", "run-1:ptc:1", "made up");');
+    expect(forged.isError && forged.error.info).toEqual({ name: 'PtcError', code: 'CODE_RUN_FAILED', kind: 'exception', line: 1, column: 7 });
+    const syntax = await bench.runCode('const a = 1;\nconst = 2;');
+    expect(syntax.isError && syntax.error.info).toMatchObject({ code: 'CODE_RUN_FAILED', kind: 'syntax', line: 2 });
+  });
+
   it('a failure is CODE_RUN_FAILED with kind, message, the model’s frames, a code frame, then the logs', async () => {
     bench = createBench();
     bench.registry.register(lookup);
     const result = await bench.runCode(['console.log("starting");', 'const cities = ["Oslo", "Atlantis"];', 'for (const city of cities) await tools.lookup({ city });', 'return "done";'].join('\n'));
     expect(result.isError).toBe(true);
     if (!result.isError) return;
-    expect(result.error.info).toEqual({ name: 'PtcError', code: 'CODE_RUN_FAILED' });
+    // The structure as fields: the kind, the model's line:column, and the nested call that failed.
+    expect(result.error.info).toEqual({ name: 'PtcError', code: 'CODE_RUN_FAILED', kind: 'exception', line: 3, column: 40, toolName: 'lookup', callId: 'run-1:ptc:2' });
     expect(result.error.message).toBe(
       [
         'code run failed (exception): ToolCallError (TOOL_FAILED) from tools["lookup"]: no such city: Atlantis (agent.ts:3:40)',

@@ -94,7 +94,6 @@ it('two registries running the same callIds keep their own commit order', async 
     const registry = createToolRegistry({ eventSink: sink });
     if (held) registry.hook('tools/execute', async (exec, next) => (exec.parent === undefined ? next() : hold.promise.then(next)));
     const codeMode = createCodeModeCore({ registry, runtime: sharedRuntime() });
-    registry.register(codeMode.runCodeTool);
     const tool = gatedTool('read', true);
     registry.register(tool.definition);
     const commits: string[] = [];

@@ -1,11 +1,9 @@
 /**
  * The sandbox runtimes every conformance test runs against. test/code-mode
- * builds its runtime with `createTestRuntime()`, which follows
- * `PTC_TEST_RUNTIME` (the vitest project `code-mode:process` sets it), so the
- * whole folder runs once per runtime. A suite outside that folder can loop
- * explicitly with `forEachRuntime`.
+ * and test/sandbox build their runtime with `createTestRuntime()`, which
+ * follows `PTC_TEST_RUNTIME` (the vitest project `process-runtime` sets it),
+ * so both folders run once per runtime.
  */
-import { describe } from 'vitest';
 import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
 import { createProcessRuntime } from '../../sandbox/process/process-runtime.ts';
@@ -19,17 +17,12 @@ export function selectedRuntime(): RuntimeName {
 }
 
 /**
- * A runtime sized for tests: one warm isolate; in process mode one child that
- * takes many runs and lets them queue long (a retired child restarts slowly
- * on a busy machine).
+ * A runtime sized for tests: one warm isolate (of `warmPoolMemoryMiB`, default
+ * 128); in process mode one child that takes many runs and lets them queue
+ * long (a retired child restarts slowly on a busy machine).
  */
-export function createTestRuntime(name: RuntimeName = selectedRuntime()): SandboxRuntime {
+export function createTestRuntime(name: RuntimeName = selectedRuntime(), options: { warmPoolMemoryMiB?: number } = {}): SandboxRuntime {
   return name === 'process'
-    ? createProcessRuntime({ children: 1, runsPerChild: 16, warmPoolSize: 1, queueTimeoutMs: 60_000 })
-    : createInProcessRuntime({ warmPoolSize: 1 });
-}
-
-/** Declares `body` once per runtime, each inside `describe('runtime: <name>')`. */
-export function forEachRuntime(body: (name: RuntimeName) => void): void {
-  for (const name of RUNTIME_NAMES) describe(`runtime: ${name}`, () => body(name));
+    ? createProcessRuntime({ children: 1, runsPerChild: 16, warmPoolSize: 1, queueTimeoutMs: 60_000, ...options })
+    : createInProcessRuntime({ warmPoolSize: 1, ...options });
 }

@@ -31,7 +31,6 @@ beforeAll(async () => {
   });
   runtime = createInProcessRuntime({ warmPoolSize: 1 });
   codeMode = createCodeModeCore({ registry, runtime });
-  registry.register(codeMode.runCodeTool);
 });
 afterAll(async () => {
   await codeMode.close();

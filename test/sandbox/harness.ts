@@ -3,7 +3,7 @@
  * `callTool` backed by plain functions. Mocks only the outside edge.
  */
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
-import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import { createTestRuntime } from '../helpers/runtimes.ts';
 
 export type FakeTool = (args: unknown) => unknown;
 
@@ -17,7 +17,8 @@ export interface FakeHost {
 
 export const testLimits: SandboxLimits = { timeoutMs: 5_000, memoryMiB: 32, maxLogBytes: 64 * 1024, maxResultBytes: 1024 * 1024, maxArgBytes: 1024 * 1024 };
 
-export function createFakeHost(runtime: SandboxRuntime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB })): FakeHost {
+/** A host on `runtime`; by default the runtime this worker tests (`PTC_TEST_RUNTIME`), its warm isolates sized for {@link testLimits}. */
+export function createFakeHost(runtime: SandboxRuntime = createTestRuntime(undefined, { warmPoolMemoryMiB: testLimits.memoryMiB })): FakeHost {
   const calls: { name: string; args: unknown }[] = [];
   let seq = 0;
   return {

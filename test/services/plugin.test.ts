@@ -1,14 +1,7 @@
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createCodeMode,
-  createLogRouter,
-  createMemoryEventSink,
-  createSessionStore,
-  createToolRegistry,
-  defineTool,
-  ptcPlugin,
-} from '../../src/index.ts';
+import { createCodeMode, createMemoryEventSink, createToolRegistry, defineTool } from '../../entries/index.ts';
+import { createLogRouter, createSessionStore, ptcPlugin } from '../../entries/service.ts';
 import { json, post, readSse } from './helpers.ts';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -32,7 +25,6 @@ async function host() {
   );
   const logs = createLogRouter();
   const codeMode = createCodeMode({ registry, onLog: logs.onLog });
-  registry.register(codeMode.runCodeTool);
   const app = Fastify();
   // The host's own route keeps the host's validation (type coercion on).
   app.get('/host/square', { schema: { querystring: { type: 'object', properties: { n: { type: 'integer' } } } } }, async (request) => {

@@ -16,7 +16,6 @@ beforeAll(async () => {
   await h.file('src/b.ts', '// TODO: rename\n// TODO: rename\n');
   runtime = createInProcessRuntime({ warmPoolSize: 1 });
   codeMode = createCodeModeCore({ registry: h.registry, runtime });
-  h.registry.register(codeMode.runCodeTool);
 });
 afterAll(async () => {
   await codeMode.close();

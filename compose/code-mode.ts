@@ -1,0 +1,128 @@
+/**
+ * The composition root: the one place that picks a sandbox runtime, builds
+ * the typings service and creates Code Mode from them. The library facade
+ * (`createCodeMode` in the `ptc-executor` entry) and the service
+ * (services/core.ts) both come through here, so they cannot drift apart.
+ */
+import { createCodeModeCore, type CodeMode, type CodeModeKind } from '../src/code-mode/code-mode.ts';
+import type { CodeModeLimits } from '../src/code-mode/limits.ts';
+import type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
+import type { TypingsService } from '../src/code-mode/typings-service.ts';
+import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
+import type { ToolRegistry } from '../src/tool.ts';
+import type { ProcessRuntimeOptions } from '../sandbox/process/options.ts';
+import type { TypecheckPoolOptions } from '../typings/typecheck-pool.ts';
+import { createTypingsService } from '../typings/service.ts';
+import { lazyRuntime, type LazyRuntime } from './lazy-runtime.ts';
+
+/** The `process` runtime's pool settings (heap size comes from `limits.memoryMiB`). */
+export type ProcessPoolOptions = Omit<ProcessRuntimeOptions, 'warmPoolMemoryMiB'>;
+
+export interface CodeModeOptions {
+  /** Code Mode registers `run_code` on it at once (and removes it on `close()`). */
+  registry: ToolRegistry;
+  /**
+   * Where programs run. Default `'in-process'` (isolates in this process, with
+   * a warm pool of 2). `'process'`: isolates in a supervised pool of child
+   * processes (tune it with `pool`), so a V8 abort costs one run, never this
+   * process. The runtime made here loads on the first run (or `ready()`) and
+   * is closed by `close()`; a `SandboxRuntime` you pass stays yours to close.
+   */
+  runtime?: 'in-process' | 'process' | SandboxRuntime;
+  /**
+   * The sandbox pool: memory budget, queue and (for `'process'`) children and recycling; see the
+   * service's `pool` config. The in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`,
+   * `queueLimit` and `queueTimeoutMs` of it.
+   */
+  pool?: ProcessPoolOptions;
+  /** The type-checker's worker threads and budgets (when `typecheck` is not `'off'`); see `TypecheckPoolOptions`. */
+  typechecker?: TypecheckPoolOptions;
+  /** Keep warm isolates ready (default true). False for a host that never runs programs (printing typings). */
+  warm?: boolean;
+  /** Per-run limits; see {@link CodeModeLimits} for each default. The prompt states these same limits. */
+  limits?: Partial<CodeModeLimits>;
+  /** `'code'` (default), `'native'` or `'both'`; see `createCodeModeCore`. */
+  mode?: CodeModeKind;
+  /** `'off'` (default), `'warn'` or `'enforce'`: type-check programs against the tool typings first. */
+  typecheck?: TypecheckMode;
+  /** Default: the built-in typings generator. */
+  typings?: TypingsService;
+  /** Every console line of every run as it is logged. */
+  onLog?(line: string, call: { callId: string; sessionId: string }): void;
+}
+
+/** Code Mode with its sandbox runtime: `runtime` is the one it runs programs in (its pool status, its readiness). */
+export interface ComposedCodeMode extends CodeMode {
+  readonly runtime: SandboxRuntime;
+  /** Ready to run programs: the sandbox is loaded and its warm pool filled. */
+  ready(): Promise<void>;
+  /** Loads the sandbox and creates its runtime (the pool starts filling) without waiting for the pool. */
+  start(): Promise<void>;
+}
+
+/**
+ * Code Mode with defaults. Creating it registers `run_code` on the registry
+ * and (in `'code'` mode) restricts the other tools to programs; `close()`
+ * undoes both and closes a runtime it made.
+ */
+export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
+  const choice = options.runtime ?? 'in-process';
+  const owned = typeof choice === 'string';
+  const lazy = owned ? createRuntime(choice, options) : undefined;
+  const runtime = lazy ?? (choice as SandboxRuntime);
+  // A typings service made here is closed by close() (its checker threads); one passed in stays the caller's.
+  const ownTypings = options.typings === undefined ? createTypingsService(options.typechecker === undefined ? {} : { typecheck: options.typechecker }) : undefined;
+  let core: CodeMode;
+  try {
+    core = createCodeModeCore({
+      registry: options.registry,
+      runtime,
+      typings: options.typings ?? ownTypings!,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
+      ...(options.mode === undefined ? {} : { mode: options.mode }),
+      ...(options.typecheck === undefined ? {} : { typecheck: options.typecheck }),
+      ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+    });
+  } catch (error) {
+    if (owned) void runtime.close();
+    void ownTypings?.close?.();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    runtime,
+    ready: () => runtime.ready(),
+    start: async () => lazy?.load(),
+    limits: core.limits,
+    typings: () => core.typings(),
+    prompt: () => core.prompt(),
+    asTool: () => core.asTool(),
+    close() {
+      closing ??= (async () => {
+        await core.close();
+        await ownTypings?.close?.();
+        if (owned) await runtime.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function createRuntime(choice: 'in-process' | 'process', options: CodeModeOptions): LazyRuntime {
+  if (choice !== 'in-process' && choice !== 'process') throw new TypeError(`runtime must be 'in-process', 'process' or a SandboxRuntime (got ${String(choice)})`);
+  // Pooled isolates get the configured heap, or every run would make its own.
+  const warmPoolMemoryMiB = options.limits?.memoryMiB ?? 128;
+  const warm = options.warm === false ? { warmPoolSize: 0 } : {};
+  if (choice === 'process') {
+    return lazyRuntime('process', async () => {
+      const { createProcessRuntime } = await import('../sandbox/process/process-runtime.ts');
+      return createProcessRuntime({ ...options.pool, ...warm, warmPoolMemoryMiB });
+    });
+  }
+  return lazyRuntime('in-process', async () => {
+    const { createInProcessRuntime } = await import('../sandbox/in-process-runtime.ts');
+    const { memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs } = options.pool ?? {};
+    const budget = Object.fromEntries(Object.entries({ memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs }).filter(([, value]) => value !== undefined));
+    return createInProcessRuntime({ ...warm, ...budget, warmPoolMemoryMiB });
+  });
+}
