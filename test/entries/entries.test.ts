@@ -46,8 +46,8 @@ describe('package entry points', () => {
 
   it('ptc-executor loads the contract and Code Mode only: no sandbox, Fastify, prom-client, MCP SDK or service', async () => {
     const loaded = (await load('index')) as string[];
-    // ajv (schema validation) and picomatch (the workspace tools' globs) are all it needs.
-    expect(packagesOf(loaded)).toEqual(['ajv', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'picomatch']);
+    // ajv (schema validation), diff (write/edit cards) and picomatch (the workspace tools' globs) are all it needs.
+    expect(packagesOf(loaded)).toEqual(['ajv', 'diff', 'fast-deep-equal', 'fast-uri', 'json-schema-traverse', 'picomatch']);
     expect(wingsOf(loaded)).toEqual(['compose', 'entries', 'src', 'typings']);
     // Not the service's config and route validators (plugin.ts and config.ts build ajv instances on import).
     expect(loaded.filter((file) => file.startsWith('services/'))).toEqual([]);
