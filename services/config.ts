@@ -29,6 +29,7 @@ export interface ConfigFlags {
   runtime?: string;
   mode?: string;
   logLevel?: string;
+  typingsBudget?: string | number;
 }
 
 export const CONFIG_FILE_NAME = 'ptc.config.json';
@@ -46,6 +47,7 @@ export const DEFAULTS = {
   maxConcurrentRunsPerClient: 32,
   shutdownGraceMs: 10_000,
   logLevel: 'info' as LogLevel,
+  typingsBudget: 16_000,
 } as const;
 
 /** The environment variable behind each flag. */
@@ -59,6 +61,7 @@ export const ENV = {
   runtime: 'PTC_RUNTIME',
   mode: 'PTC_MODE',
   logLevel: 'PTC_LOG_LEVEL',
+  typingsBudget: 'PTC_TYPINGS_BUDGET',
 } as const;
 
 /** A configuration that cannot be used; the message lists every problem. */
@@ -95,6 +98,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     problems.push('token and auth.token differ: set only one of them');
   }
   const port = pick('port');
+  const typingsBudget = pick('typingsBudget');
   const config: PtcConfig = {
     workspace: fromCli(pick('workspace')) ?? fromFile(file.workspace) ?? path.resolve(cwd, DEFAULTS.workspace),
     dataDir: fromCli(pick('data')) ?? fromFile(file.dataDir) ?? path.resolve(cwd, DEFAULTS.dataDir),
@@ -117,6 +121,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
       file.logLevel ??
       DEFAULTS.logLevel,
     mcpServers: {},
+    typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
   };
   const mcp = validateMcpServersConfig(file.mcpServers ?? {});
   if (mcp.ok) config.mcpServers = resolveMcpCwds(mcp.servers, dir);
@@ -174,6 +179,15 @@ function parsePort(value: string, problems: string[]): number {
     return DEFAULTS.port;
   }
   return port;
+}
+
+function parseBudget(value: string, problems: string[]): number {
+  const budget = Number(value);
+  if (!Number.isInteger(budget) || budget < 0) {
+    problems.push(`typings budget ${JSON.stringify(value)} is not a number of characters: use an integer such as 16000`);
+    return DEFAULTS.typingsBudget;
+  }
+  return budget;
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], problems: string[]): T | undefined {
