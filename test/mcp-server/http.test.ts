@@ -18,6 +18,10 @@ function connect(token: string | undefined): { client: Client; transport: Stream
   return { client: new Client({ name: 'test', version: '1.0.0' }), transport: t };
 }
 
+function textOf(content: { text: string } | { blob: string }): string {
+  return 'text' in content ? content.text : '';
+}
+
 async function run(code: string, extra: Parameters<Client['callTool']>[2] = {}): Promise<CallToolResult> {
   return (await client.callTool({ name: 'run_code', arguments: { code, description: 'test' } }, undefined, extra)) as CallToolResult;
 }
@@ -40,7 +44,7 @@ describe('/mcp over Streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
     });
     expect(bare.status).toBe(401);
-    expect((await bare.json()).code).toBe('UNAUTHORIZED');
+    expect(((await bare.json()) as { code: string }).code).toBe('UNAUTHORIZED');
     const wrong = connect('wrong-token-0123456789abcdef');
     await expect(wrong.client.connect(wrong.transport)).rejects.toThrow(/401/);
   });
@@ -114,9 +118,9 @@ describe('/mcp over Streamable HTTP', () => {
     });
     await expect(call).rejects.toThrow();
     const result = await ended;
-    expect(result.isError).toBe(true);
-    expect(result.error?.info?.code).toBe('ABORTED');
-    expect(result.error?.message).toBe('tool "run_code" was cancelled while it ran and has stopped');
+    if (!result.isError) throw new Error('the run was not cancelled');
+    expect(result.error.info?.code).toBe('ABORTED');
+    expect(result.error.message).toBe('tool "run_code" was cancelled while it ran and has stopped');
   });
 
   it('serves the typings as resources: the whole .d.ts and one tool', async () => {
@@ -126,9 +130,9 @@ describe('/mcp over Streamable HTTP', () => {
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['ptc://typings/{tool}']);
     const whole = await client.readResource({ uri: 'ptc://typings' });
     const served = await fetch(new URL('/v1/typings', running.url), { headers: { authorization: `Bearer ${TOKEN}` } });
-    expect(whole.contents[0].text).toBe(await served.text());
+    expect(textOf(whole.contents[0])).toBe(await served.text());
     const one = await client.readResource({ uri: 'ptc://typings/fixture__typed' });
-    const text = one.contents[0].text as string;
+    const text = textOf(one.contents[0]);
     expect(text).toContain('interface ToolArgsMap');
     expect(text).toContain('fixture__typed');
     expect(text).not.toContain('fixture__fail');

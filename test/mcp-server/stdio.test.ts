@@ -84,7 +84,7 @@ describe('ptc mcp over stdio', () => {
 
   it('serves one tool\'s typings as a resource', async () => {
     const one = await client.readResource({ uri: 'ptc://typings/cat__slack_create_message' });
-    expect(one.contents[0].text).toContain('cat__slack_create_message: ({');
+    expect(JSON.stringify(one.contents[0])).toContain('cat__slack_create_message: ({');
   });
 
   it('keeps stdout for the protocol: logs went to stderr', () => {
