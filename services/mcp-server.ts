@@ -62,6 +62,8 @@ export interface PtcMcpServerOptions {
 
 export interface PtcMcpServer {
   readonly server: Server;
+  /** Resolves once no tool call is being answered (for a close that lets answers go out first). */
+  idle(): Promise<void>;
   /** Stops listening for catalogue changes. Does not close the transport. */
   dispose(): void;
 }
@@ -142,7 +144,22 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
     return { tools };
   });
 
+  let answering = 0;
+  const idleWaiters: (() => void)[] = [];
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    answering++;
+    try {
+      return await callTool(request.params, extra);
+    } finally {
+      if (--answering === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+    }
+  });
+
+  async function callTool(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
+    extra: { signal: AbortSignal; sendNotification(notification: ServerNotification): Promise<void> },
+  ): Promise<CallToolResult> {
+    const request = { params };
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     if (request.params.name === 'run_code') {
       const progressToken = request.params._meta?.progressToken;
@@ -150,7 +167,7 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
     }
     if (request.params.name === SEARCH_TOOLS && (await catalog.snapshot()).searchable) return searchTools(catalog, args);
     return failure(`unknown tool ${JSON.stringify(request.params.name).slice(0, 300)}: call run_code${(await catalog.snapshot()).searchable ? ' or search_tools' : ''}`);
-  });
+  }
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: [{ uri: TYPINGS_URI, name: 'typings', title: 'Tool typings', description: 'The whole .d.ts of the tools run_code programs call.', mimeType: 'text/x-typescript' }],
@@ -187,7 +204,11 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
     server.sendResourceListChanged().catch(() => undefined);
   });
 
-  return { server, dispose: offCatalog };
+  return {
+    server,
+    idle: () => (answering === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    dispose: offCatalog,
+  };
 }
 
 type Progress = (step: { progress: number; message: string }) => Promise<void>;

@@ -43,7 +43,7 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
   });
   // One client per process: its runs form one session of the durable log.
   const sessionId = `mcp-${randomUUID()}`;
-  const { server, dispose } = createPtcMcpServer({ registry: core.registry, sessions: core.sessions, logs: core.logs, catalog, runs, sessionId });
+  const { server, idle, dispose } = createPtcMcpServer({ registry: core.registry, sessions: core.sessions, logs: core.logs, catalog, runs, sessionId });
   let closing: Promise<void> | undefined;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));
@@ -52,6 +52,10 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
       logger.info({ why, graceMs: config.shutdownGraceMs }, 'ptc mcp: shutting down');
       const grace = setTimeout(() => runs.cancelAll('the server is shutting down'), config.shutdownGraceMs);
       grace.unref();
+      // Calls already received are answered (or, past the grace period, cancelled) before the transport closes.
+      await idle();
+      // The SDK writes an answer a few promise hops after its handler returns: let it, before the transport closes.
+      await new Promise((resolve) => setImmediate(resolve));
       await runs.idle();
       clearTimeout(grace);
       dispose();
@@ -63,8 +67,11 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
     return closing;
   };
   const transport = new StdioServerTransport();
-  transport.onclose = () => void close('stdin closed');
-  process.stdin.on('end', () => void close('stdin closed'));
+  // 'end' comes on the next tick after the last data, before the SDK has dispatched the requests in it:
+  // close a turn of the event loop later, once every received call is being answered.
+  const onEnd = () => setImmediate(() => void close('stdin closed'));
+  transport.onclose = onEnd;
+  process.stdin.on('end', onEnd);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       void close(signal).then(() => process.exit(0));

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,5 +91,28 @@ describe('ptc mcp over stdio', () => {
   it('keeps stdout for the protocol: logs went to stderr', () => {
     expect(transportErrors).toEqual([]);
     expect(stderr).toContain('ptc mcp: serving on stdio');
+  });
+});
+
+describe('ptc mcp when the client closes stdin right after writing', () => {
+  it('answers every call it received, then exits 0', async () => {
+    const child = spawn(
+      nodeBin,
+      ['--no-node-snapshot', cliPath, 'mcp', '--workspace', join(dir, 'ws2'), '--data', join(dir, 'data2'), '--runtime', 'in-process', '--log-level', 'silent'],
+      { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '' } },
+    );
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return 6 * 7' } } },
+    ];
+    child.stdin.end(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    expect(await exited).toBe(0);
+    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1].result.structuredContent).toEqual({ logs: [], result: 42 });
   });
 });
