@@ -21,11 +21,12 @@ import { fileURLToPath } from 'node:url';
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
 import { section as json } from './json.bench.ts';
+import { section as mcp } from './mcp.bench.ts';
 import { section as processPool } from './process-pool.bench.ts';
 import { section as typings } from './typings.bench.ts';
 import type { BenchSection } from './section.ts';
 
-const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool];
+const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool, mcp];
 
 function selected(argv: readonly string[]): BenchSection[] {
   const at = argv.indexOf('--only');
