@@ -159,14 +159,15 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
     params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
     extra: { signal: AbortSignal; sendNotification(notification: ServerNotification): Promise<void> },
   ): Promise<CallToolResult> {
-    const request = { params };
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    if (request.params.name === 'run_code') {
-      const progressToken = request.params._meta?.progressToken;
-      return runCode(options, args, extra.signal, progressToken === undefined ? undefined : (n) => extra.sendNotification(progressOf(progressToken, n)));
+    const args = params.arguments ?? {};
+    if (params.name === 'run_code') {
+      const token = params._meta?.progressToken;
+      const progress: Progress | undefined = token === undefined ? undefined : (step) => extra.sendNotification(progressOf(token, step));
+      return runCode(options, args, extra.signal, progress);
     }
-    if (request.params.name === SEARCH_TOOLS && (await catalog.snapshot()).searchable) return searchTools(catalog, args);
-    return failure(`unknown tool ${JSON.stringify(request.params.name).slice(0, 300)}: call run_code${(await catalog.snapshot()).searchable ? ' or search_tools' : ''}`);
+    const { searchable } = await catalog.snapshot();
+    if (params.name === SEARCH_TOOLS && searchable) return searchTools(catalog, args);
+    return failure(`unknown tool ${JSON.stringify(params.name).slice(0, 300)}: call run_code${searchable ? ' or search_tools' : ''}`);
   }
 
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
