@@ -1,6 +1,7 @@
 /**
  * `ptc-executor/mcp`: Model Context Protocol. The client bridge registers the
- * tools of MCP servers (stdio or Streamable HTTP) on a registry. Loads the
+ * tools of MCP servers (stdio or Streamable HTTP) on a registry; the server
+ * face serves Code Mode to MCP clients. Loads the
  * MCP SDK.
  */
 export { connectMcpServers, validateMcpServersConfig } from '../src/mcp/index.ts';
@@ -18,3 +19,7 @@ export type {
   McpLogFn,
   McpToolValue,
 } from '../src/mcp/index.ts';
+
+// The server face: Code Mode (run_code, and search_tools past the typings budget) as an MCP server.
+export { createCodeModeMcpServer } from '../services/mcp-embed.ts';
+export type { CodeModeMcpServer, CodeModeMcpServerOptions } from '../services/mcp-embed.ts';

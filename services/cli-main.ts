@@ -1,5 +1,5 @@
 /**
- * The commands: `serve`, `run`, `typings`, `tools`. Every option documents
+ * The commands: `serve`, `mcp`, `run`, `typings`, `tools`. Every option documents
  * its default and environment variable; flags win over the environment,
  * which wins over `ptc.config.json`.
  */
@@ -11,6 +11,14 @@ import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFl
 // Loaded on use: `--help` and config errors should not wait for Fastify, TypeScript and the sandbox.
 const createCore: typeof import('./core.ts').createCore = async (...args) => (await import('./core.ts')).createCore(...args);
 const createServer: typeof import('./server.ts').createServer = async (...args) => (await import('./server.ts')).createServer(...args);
+const serveMcpStdio: typeof import('./mcp-stdio.ts').serveMcpStdio = async (...args) => (await import('./mcp-stdio.ts')).serveMcpStdio(...args);
+
+function typingsBudgetOption(): Option {
+  return new Option(
+    '--typings-budget <chars>',
+    `MCP: run_code's description carries the whole typings up to this many characters, else search_tools is offered (default: ${DEFAULTS.typingsBudget}; env: ${ENV.typingsBudget})`,
+  );
+}
 
 /** Signals closer together than this are one (see `serve`), ms. */
 const DUPLICATE_SIGNAL_MS = 1_000;
@@ -65,7 +73,12 @@ export function buildProgram(): Command {
         `comma-separated host names accepted in Host and Origin besides the loopback names (default: none; env: ${ENV.allowedHosts})`,
       ),
     )
+    .addOption(typingsBudgetOption())
     .action(async (flags: ConfigFlags) => serve(load(flags)));
+
+  configOptions(program.command('mcp').description('Serve Code Mode as an MCP server on stdio (run_code, search_tools, typings resources); logs go to stderr.'))
+    .addOption(typingsBudgetOption())
+    .action(async (flags: ConfigFlags) => serveMcpStdio(load(flags)));
 
   configOptions(program.command('run').description('Run one program (a file, or - for stdin) without a server; prints its logs and result.'))
     .argument('<file>', 'the program (TypeScript or JavaScript), or - to read stdin')

@@ -133,6 +133,11 @@ export interface PtcConfig {
   /** Default `info`. Code, arguments and values are never logged at info. */
   logLevel: LogLevel;
   mcpServers: Record<string, McpServerConfig>;
+  /**
+   * The MCP face (`ptc mcp`, `/mcp`): run_code's description carries the whole typings while they fit this many
+   * characters; past it, `search_tools` is offered and the description says to search first. Default 16,000.
+   */
+  typingsBudget: number;
 }
 
 const positiveInt = { type: 'integer', minimum: 1 } as const;
@@ -228,6 +233,7 @@ export const CONFIG_FILE_SCHEMA = {
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
     // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
     mcpServers: { type: 'object' },
+    typingsBudget: { type: 'integer', minimum: 0 },
   },
 } as const;
 
@@ -257,4 +263,5 @@ export interface ConfigFile {
   shutdownGraceMs?: number;
   logLevel?: LogLevel;
   mcpServers?: Record<string, McpServerConfig>;
+  typingsBudget?: number;
 }

@@ -30,6 +30,7 @@ export interface ConfigFlags {
   runtime?: string;
   mode?: string;
   logLevel?: string;
+  typingsBudget?: string | number;
 }
 
 export const CONFIG_FILE_NAME = 'ptc.config.json';
@@ -50,6 +51,7 @@ export const DEFAULTS = {
   maxConnections: 1024,
   maxConnectionsPerClient: 128,
   logLevel: 'info' as LogLevel,
+  typingsBudget: 16_000,
 } as const;
 
 /** The environment variable behind each flag. */
@@ -64,6 +66,7 @@ export const ENV = {
   runtime: 'PTC_RUNTIME',
   mode: 'PTC_MODE',
   logLevel: 'PTC_LOG_LEVEL',
+  typingsBudget: 'PTC_TYPINGS_BUDGET',
 } as const;
 
 /** A configuration that cannot be used; the message lists every problem. */
@@ -100,6 +103,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     problems.push('token and auth.token differ: set only one of them');
   }
   const port = pick('port');
+  const typingsBudget = pick('typingsBudget');
   const config: PtcConfig = {
     workspace: fromCli(pick('workspace')) ?? fromFile(file.workspace) ?? path.resolve(cwd, DEFAULTS.workspace),
     dataDir: fromCli(pick('data')) ?? fromFile(file.dataDir) ?? path.resolve(cwd, DEFAULTS.dataDir),
@@ -128,6 +132,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
       file.logLevel ??
       DEFAULTS.logLevel,
     mcpServers: {},
+    typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
   };
   const mcp = validateMcpServersConfig(file.mcpServers ?? {});
   if (mcp.ok) config.mcpServers = resolveMcpCwds(mcp.servers, dir);
@@ -186,6 +191,15 @@ function parsePort(value: string, problems: string[]): number {
     return DEFAULTS.port;
   }
   return port;
+}
+
+function parseBudget(value: string, problems: string[]): number {
+  const budget = Number(value);
+  if (!Number.isInteger(budget) || budget < 0) {
+    problems.push(`typings budget ${JSON.stringify(value)} is not a number of characters: use an integer such as 16000`);
+    return DEFAULTS.typingsBudget;
+  }
+  return budget;
 }
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], problems: string[]): T | undefined {

@@ -14,6 +14,8 @@ import { ConfigError, assertDataDirOutsideWorkspace, isLoopbackHost, type PtcCon
 import { capConnections, createHostCheck } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
+import { createMcpCatalog } from './mcp-catalog.ts';
+import { registerMcpRoutes, type McpRoutes } from './mcp-http.ts';
 import { createMetrics } from './metrics.ts';
 import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
@@ -94,8 +96,9 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
   }
   const runs = createRunTracker({ maxPerClient: config.maxConcurrentRunsPerClient });
   let shuttingDown = false;
+  let mcp: McpRoutes;
   try {
-    await mountRoutes(app, core, config, runs, () => shuttingDown);
+    mcp = await mountRoutes(app, core, config, runs, () => shuttingDown);
   } catch (error) {
     await app.close();
     await core.close();
@@ -123,6 +126,8 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
         grace.unref();
         await runs.idle();
         clearTimeout(grace);
+        // MCP clients keep an SSE stream open: no run needs it any more.
+        await mcp.close();
         // In-flight responses are written now; what remains are kept-alive sockets.
         app.server.closeIdleConnections();
         const hard = setTimeout(() => app.server.closeAllConnections(), 2_000);
@@ -137,7 +142,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
 }
 
 /** Auth, rate limit, load shedding, OpenAPI and the plugin, on the root instance. */
-async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfig, runs: RunTracker, isShuttingDown: () => boolean): Promise<void> {
+async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfig, runs: RunTracker, isShuttingDown: () => boolean): Promise<McpRoutes> {
   const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
 
   const isProbe = (request: FastifyRequest) => (request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true;
@@ -194,6 +199,22 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
   const openapi = async () => app.swagger();
   app.get('/docs', { schema: { hide: true } }, openapi);
   app.get('/docs/json', { schema: { hide: true } }, openapi);
+  const catalog = createMcpCatalog({
+    registry: core.registry,
+    typings: () => core.codeMode.typings(),
+    typingsBudget: config.typingsBudget,
+    promptLimits: { ...config.limits },
+  });
+  const mcp = registerMcpRoutes(app, { registry: core.registry, sessions: core.sessions, logs: core.logs, metrics, catalog, runs });
+  return {
+    get size() {
+      return mcp.size;
+    },
+    async close() {
+      catalog.close();
+      await mcp.close();
+    },
+  };
 }
 
 /**

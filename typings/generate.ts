@@ -10,7 +10,7 @@ import { compileMember, type MapName } from './compile-member.ts';
 import type { LruCache } from './lru.ts';
 import { prepareTools, type PreparedTool } from './prepare.ts';
 import { DEFAULT_SCHEMA_LIMITS, type SafeNode, type SchemaLimits } from './safe-schema.ts';
-import { indent, jsdoc, propertyKey } from './text.ts';
+import { indent, singleLineDocs } from './text.ts';
 
 export interface GenerateOptions {
   /** Bounds applied to every schema before rendering; see {@link SchemaLimits} for defaults. */
@@ -19,16 +19,10 @@ export interface GenerateOptions {
   memberCache?: LruCache<string, string>;
 }
 
-export const TYPINGS_HEADER = '// Tool typings: generated from the tool schemas by ptc-executor — do not edit.';
+/** On the output entry of a tool whose MCP outputSchema could not be enforced. */
+const UNVALIDATED_NOTE = 'Output NOT validated (its outputSchema could not be enforced): check structuredContent\'s shape first.';
 
-const UNVALIDATED_NOTE =
-  'Warning: this tool\'s output is NOT validated: its server\'s outputSchema could not be enforced,\n' +
-  'so `structuredContent` may be any JSON. Check its shape before you rely on it.';
-
-const UNVALIDATED_ALIAS = [
-  '/** JSON that no schema checked (an MCP outputSchema we could not enforce): test its shape before you use it. */',
-  'type UnvalidatedJson = JsonValue;',
-];
+const UNVALIDATED_ALIAS = ['/** JSON no schema checked: test its shape before use. */', 'type UnvalidatedJson = JsonValue;'];
 
 /** Byte-stable typings for `schemas`, sorted by tool name. Never throws on hostile schemas; never reads files or the network. */
 export async function generateTypings(schemas: readonly ToolSchema[], options: GenerateOptions = {}): Promise<string> {
@@ -36,39 +30,66 @@ export async function generateTypings(schemas: readonly ToolSchema[], options: G
   return renderTypings(prepareTools(schemas, limits), options.memberCache);
 }
 
-/** The typings of already prepared tools (see `prepareTools`). */
+/** One tool's entries of `ToolArgsMap` and `ToolOutputMap` (its description on the first), indented one level. */
+export interface ToolEntries {
+  name: string;
+  args: string;
+  output: string;
+}
+
+/**
+ * The typings of already prepared tools (see `prepareTools`). Compact, as the
+ * model pays for every byte: one-line doc comments, each tool's description
+ * once (on its `ToolArgsMap` entry), and `tools` as one mapped type.
+ */
 export async function renderTypings(tools: readonly PreparedTool[], memberCache?: LruCache<string, string>): Promise<string> {
-  const args = await Promise.all(tools.map((tool) => member(tool.name, tool.args, 'ToolArgsMap', memberCache)));
-  const outputs = await Promise.all(tools.map((tool) => member(tool.name, tool.output, 'ToolOutputMap', memberCache)));
+  const entries = await renderEntries(tools, memberCache);
   return [
-    TYPINGS_HEADER,
-    '',
-    '/** Any lossless JSON value. */',
     'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };',
-    '/** An object that may carry extra JSON keys besides the ones listed. */',
+    '/** `& JsonObject`: extra JSON keys allowed. */',
     'type JsonObject = { [key: string]: JsonValue };',
     ...(tools.some((tool) => tool.unvalidatedOutput) ? UNVALIDATED_ALIAS : []),
-    '',
-    '/** The one argument object of each tool, by tool name. */',
-    mapDeclaration('ToolArgsMap', args),
-    '',
-    '/** What each tool resolves to, by tool name: canonical JSON, deep-frozen. */',
-    mapDeclaration('ToolOutputMap', outputs),
-    '',
+    '/** Each tool\'s one argument, by name; the comment on an entry describes the tool. */',
+    mapDeclaration('ToolArgsMap', entries.map((entry) => entry.args)),
+    '/** Each tool\'s value, by name: canonical JSON, deep-frozen. */',
+    mapDeclaration('ToolOutputMap', entries.map((entry) => entry.output)),
     'type ToolName = keyof ToolArgsMap;',
-    '',
     toolCallErrorDeclaration(),
-    '',
-    toolsDeclaration(tools),
+    // A named type: a type-check error then says "on type 'Tools'", not the whole expanded catalogue.
+    'type Tools = { readonly [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',
+    '/** `await tools.name(args)` */',
+    'declare const tools: Tools;',
     '',
   ].join('\n');
+}
+
+/** Each tool's map entries, in the order given (search results show a few tools this way). */
+export async function renderEntries(tools: readonly PreparedTool[], memberCache?: LruCache<string, string>): Promise<ToolEntries[]> {
+  return Promise.all(
+    tools.map(async (tool) => ({
+      name: tool.name,
+      args: await member(tool.name, withDescription(tool.args, tool.description), 'ToolArgsMap', memberCache),
+      output: await member(tool.name, tool.unvalidatedOutput ? withDescription(tool.output, UNVALIDATED_NOTE) : tool.output, 'ToolOutputMap', memberCache),
+    })),
+  );
+}
+
+/** A standalone `.d.ts` fragment for some tools: valid on its own, and merges with the whole typings (interfaces merge). */
+export function entriesText(entries: readonly ToolEntries[]): string {
+  return [mapDeclaration('ToolArgsMap', entries.map((e) => e.args)), mapDeclaration('ToolOutputMap', entries.map((e) => e.output)), ''].join('\n');
+}
+
+/** The node with `note` in front of its own description. */
+function withDescription(node: SafeNode, note: string | undefined): SafeNode {
+  if (note === undefined) return node;
+  return { ...node, description: node.description === undefined ? note : `${note} ${node.description}` };
 }
 
 async function member(name: string, node: SafeNode, map: MapName, cache: LruCache<string, string> | undefined): Promise<string> {
   const key = cache && createHash('sha256').update(JSON.stringify([map, name, node])).digest('hex');
   const cached = key === undefined ? undefined : cache?.get(key);
   if (cached !== undefined) return cached;
-  const text = indent(await compileMember(name, node, map), 1);
+  const text = indent(singleLineDocs(await compileMember(name, node, map)), 1);
   if (key !== undefined) cache?.set(key, text);
   return text;
 }
@@ -79,25 +100,14 @@ function mapDeclaration(map: MapName, members: readonly string[]): string {
 
 function toolCallErrorDeclaration(): string {
   return [
-    '/** A failed tool call rejects with a ToolCallError; catch it to recover. */',
+    '/** A failed call rejects with this; catch it to recover. */',
     'declare class ToolCallError extends Error {',
     '  readonly name: "ToolCallError";',
-    '  /** The name the program called (a ToolName, or a misspelt one for UNKNOWN_TOOL). */',
+    '  /** The name called (maybe misspelt, for UNKNOWN_TOOL). */',
     '  readonly toolName: string;',
     `  readonly code: ${CALL_ERROR_CODE_LIST.map((code) => JSON.stringify(code)).join(' | ')};`,
-    '  /** Identifies the failed call in the run\'s event log. */',
+    '  /** The failed call in the run\'s event log. */',
     '  readonly callId: string;',
     '}',
   ].join('\n');
-}
-
-function toolsDeclaration(tools: readonly PreparedTool[]): string {
-  const members = tools.map((tool) => {
-    const notes = [tool.description, tool.unvalidatedOutput ? UNVALIDATED_NOTE : undefined].filter((n) => n !== undefined);
-    const doc = notes.length === 0 ? [] : [jsdoc(notes.join('\n\n'), '  ')];
-    const name = JSON.stringify(tool.name);
-    return [...doc, `  readonly ${propertyKey(tool.name)}: (args: ToolArgsMap[${name}]) => Promise<ToolOutputMap[${name}]>;`].join('\n');
-  });
-  const head = '/** The tools, one async function each: `await tools.name(args)`. */';
-  return members.length === 0 ? `${head}\ndeclare const tools: {};` : [head, 'declare const tools: {', ...members, '};'].join('\n');
 }

@@ -35,6 +35,28 @@ export const DEFAULT_PROMPT_LIMITS: PromptLimits = {
   maxArgBytes: 4 * 1024 * 1024,
 };
 
+/**
+ * The prompt without the tools' own typings, for catalogues too large to show:
+ * it says to call `search_tools` first, and carries the shared declarations
+ * (`JsonValue`, `ToolCallError`, `tools`) that every search result plugs into.
+ */
+export function renderSearchPrompt(sharedTypings: string, toolCount: number, limits: Partial<PromptLimits> = {}): string {
+  const base = renderPrompt(sharedTypings, limits);
+  const head = base.slice(0, base.lastIndexOf('The tools:'));
+  return [
+    head.trimEnd(),
+    '',
+    `There are ${count(toolCount)} tools, too many to list here. Search before you write code: call \`search_tools\` with a few words` +
+      ' saying what you need (such as "create a calendar event") to get the typings of the best matching tools (their' +
+      ' `ToolArgsMap` and `ToolOutputMap` entries, each with its description). Call only tools a search returned, exactly as typed there.',
+    '',
+    'Declarations shared by every tool:',
+    '',
+    fenced(sharedTypings.trimEnd(), 'ts'),
+    '',
+  ].join('\n');
+}
+
 export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}): string {
   const l = { ...DEFAULT_PROMPT_LIMITS, ...limits };
   const codes = CALL_ERROR_CODE_LIST.map((code) => `  - \`${code}\`: ${CALL_ERROR_CODES[code]}.`);

@@ -18,7 +18,38 @@ const PROGRAM = [
   'return page.lines.map((line) => line.text);',
 ].join('\n');
 
+// The same tools, misused: a misspelt tool, a missing required argument, a wrong type, a misread output.
+const WRONG_PROGRAM = [
+  'await tools.raed({ file_path: "a" });',
+  'await tools.edit({ file_path: "a", old_string: "x" });',
+  'await tools.read({ file_path: "a", limit: "10" });',
+  'const found = await tools.glob({ pattern: "*" });',
+  'return found.files;',
+].join('\n');
+
 describe('typings/builtin.d.ts', () => {
+  it('is compact: every description once, on one line each', async () => {
+    const typings = await builtinTypings();
+    // 5,744 bytes before compaction; nearly all that is left is the tools' own descriptions.
+    expect(Buffer.byteLength(typings)).toBeLessThan(4_900);
+    expect(typings).not.toMatch(/^\s*\/\*\*$/m);
+    for (const description of ['Replace exact text in an existing text file', 'Match case-insensitively. Default false.', 'Lines in the whole file.']) {
+      expect(typings.split(description)).toHaveLength(2);
+    }
+  });
+
+  it('rejects a wrong program under tsc --strict, each mistake where it is', async () => {
+    const typings = await readFile(BUILTIN_TYPINGS_FILE, 'utf8');
+    const program = `export async function run(): Promise<unknown> {\n${WRONG_PROGRAM}\n}\n`;
+    const errors = tscErrors({ 'builtin.d.ts': typings, 'globals.d.ts': AMBIENT_GLOBALS, 'program.ts': program });
+    expect(errors.map((e) => e.split(' ', 2).join(' '))).toEqual([
+      'program.ts:2:13 TS2339',
+      'program.ts:3:18 TS2345',
+      'program.ts:4:36 TS2322',
+      'program.ts:6:14 TS2339',
+    ]);
+  });
+
   it('is current: regenerate it with `npm run typings`', async () => {
     const committed = await readFile(BUILTIN_TYPINGS_FILE, 'utf8');
     expect(committed).toBe(await builtinTypings());

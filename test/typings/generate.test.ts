@@ -5,20 +5,18 @@ import { SMALL_TOOLS } from './fixtures.ts';
 
 // The exact output for SMALL_TOOLS: this is the format the model reads.
 const EXPECTED = [
-  '// Tool typings: generated from the tool schemas by ptc-executor — do not edit.',
-  '',
-  '/** Any lossless JSON value. */',
   'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };',
-  '/** An object that may carry extra JSON keys besides the ones listed. */',
+  '/** `& JsonObject`: extra JSON keys allowed. */',
   'type JsonObject = { [key: string]: JsonValue };',
-  '/** JSON that no schema checked (an MCP outputSchema we could not enforce): test its shape before you use it. */',
+  '/** JSON no schema checked: test its shape before use. */',
   'type UnvalidatedJson = JsonValue;',
-  '',
-  '/** The one argument object of each tool, by tool name. */',
+  "/** Each tool's one argument, by name; the comment on an entry describes the tool. */",
   'interface ToolArgsMap {',
+  '  /** Fetch a URL (from an MCP server). */',
   '  mcp_fetch: ({',
   '    url: string',
   '  } & JsonObject)',
+  '  /** Exotic name, closed arguments. */',
   '  "my-tool": {',
   '    mode: ("fast" | "slow")',
   '    tags?: string[]',
@@ -28,68 +26,42 @@ const EXPECTED = [
   '      deep?: boolean',
   '    } & JsonObject)',
   '  }',
+  '  /** Read a text file. */',
   '  read: ({',
-  '    /**',
-  '     * Workspace-relative path.',
-  '     */',
+  '    /** Workspace-relative path. */',
   '    path: string',
-  '    /**',
-  '     * First line, 1-based.',
-  '     * @default 1',
-  '     */',
+  '    /** First line, 1-based. @default 1 */',
   '    offset?: number',
   '  } & JsonObject)',
   '}',
-  '',
-  '/** What each tool resolves to, by tool name: canonical JSON, deep-frozen. */',
+  "/** Each tool's value, by name: canonical JSON, deep-frozen. */",
   'interface ToolOutputMap {',
+  "  /** Output NOT validated (its outputSchema could not be enforced): check structuredContent's shape first. */",
   '  mcp_fetch: {',
   '    content: JsonValue[]',
-  '    /**',
-  '     * Unvalidated: the server advertised an outputSchema outside the supported subset.',
-  '     */',
+  '    /** Unvalidated: the server advertised an outputSchema outside the supported subset. */',
   '    structuredContent?: UnvalidatedJson',
   '  }',
-  '  /**',
-  '   * Any JSON.',
-  '   */',
+  '  /** Any JSON. */',
   '  "my-tool": JsonValue',
   '  read: {',
   '    text: string',
   '    lines: number',
   '  }',
   '}',
-  '',
   'type ToolName = keyof ToolArgsMap;',
-  '',
-  '/** A failed tool call rejects with a ToolCallError; catch it to recover. */',
+  '/** A failed call rejects with this; catch it to recover. */',
   'declare class ToolCallError extends Error {',
   '  readonly name: "ToolCallError";',
-  '  /** The name the program called (a ToolName, or a misspelt one for UNKNOWN_TOOL). */',
+  '  /** The name called (maybe misspelt, for UNKNOWN_TOOL). */',
   '  readonly toolName: string;',
   '  readonly code: "UNKNOWN_TOOL" | "INVALID_ARGS" | "INVALID_TOOL_OUTPUT" | "ABORTED" | "ABORTED_BEFORE_DISPATCH" | "TOOL_TIMEOUT" | "BLOCKED" | "TOOL_FAILED";',
-  '  /** Identifies the failed call in the run\'s event log. */',
+  "  /** The failed call in the run's event log. */",
   '  readonly callId: string;',
   '}',
-  '',
-  '/** The tools, one async function each: `await tools.name(args)`. */',
-  'declare const tools: {',
-  '  /**',
-  '   * Fetch a URL (from an MCP server).',
-  '   *',
-  '   * Warning: this tool\'s output is NOT validated: its server\'s outputSchema could not be enforced,',
-  '   * so `structuredContent` may be any JSON. Check its shape before you rely on it.',
-  '   */',
-  '  readonly mcp_fetch: (args: ToolArgsMap["mcp_fetch"]) => Promise<ToolOutputMap["mcp_fetch"]>;',
-  '  /**',
-  '   * Exotic name, closed arguments.',
-  '   */',
-  '  readonly "my-tool": (args: ToolArgsMap["my-tool"]) => Promise<ToolOutputMap["my-tool"]>;',
-  '  /**',
-  '   * Read a text file.',
-  '   */',
-  '  readonly read: (args: ToolArgsMap["read"]) => Promise<ToolOutputMap["read"]>;',
-  '};',
+  'type Tools = { readonly [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',
+  '/** `await tools.name(args)` */',
+  'declare const tools: Tools;',
   '',
 ].join('\n');
 
@@ -110,7 +82,7 @@ describe('generateTypings', () => {
     const b: ToolSchema = { ...SMALL_TOOLS[0], description: 'Second.' };
     const ab = await generateTypings([a, b]);
     expect(await generateTypings([b, a])).toBe(ab);
-    expect(ab.match(/readonly read:/g)).toHaveLength(1);
+    expect(ab.match(/^ {2}\/\*\* (First|Second)\. \*\/$/gm)).toHaveLength(1);
   });
 
   it('quotes exotic names and keeps __proto__ and hasOwnProperty as ordinary keys', async () => {
@@ -124,10 +96,10 @@ describe('generateTypings', () => {
       }),
     );
     const typings = await generateTypings(tools);
-    expect(typings).toContain('  readonly "__proto__": (args: ToolArgsMap["__proto__"]) => Promise<ToolOutputMap["__proto__"]>;');
-    expect(typings).toContain('  readonly hasOwnProperty: (args: ToolArgsMap["hasOwnProperty"])');
-    expect(typings).toContain('  readonly "with space": (args: ToolArgsMap["with space"])');
-    expect(typings).toContain('  readonly "ünïcode": (args');
+    expect(typings).toContain('  /** The __proto__ tool. */\n  "__proto__": {');
+    expect(typings).toContain('  /** The hasOwnProperty tool. */\n  hasOwnProperty: {');
+    expect(typings).toContain('  /** The with space tool. */\n  "with space": {');
+    expect(typings).toContain('  "ünïcode": null');
     expect(typings).toContain(['  hasOwnProperty: {', '    "__proto__"?: string', '    hasOwnProperty: number', '    "a b"?: null', '  }'].join('\n'));
   });
 
@@ -142,13 +114,13 @@ describe('generateTypings', () => {
     const typings = await generateTypings([]);
     expect(typings).toContain('interface ToolArgsMap {}\n');
     expect(typings).toContain('interface ToolOutputMap {}\n');
-    expect(typings).toContain('declare const tools: {};\n');
+    expect(typings).toContain('declare const tools: Tools;\n');
   });
 
-  it('says so in the tool JSDoc when an MCP output schema was not enforced', async () => {
+  it('says so on the output entry when an MCP output schema was not enforced', async () => {
     const typings = await generateTypings(SMALL_TOOLS);
-    const doc = typings.slice(typings.indexOf('declare const tools'), typings.indexOf('readonly mcp_fetch'));
-    expect(doc).toContain("Warning: this tool's output is NOT validated");
+    const outputs = typings.slice(typings.indexOf('interface ToolOutputMap'));
+    expect(outputs).toContain("  /** Output NOT validated (its outputSchema could not be enforced): check structuredContent's shape first. */\n  mcp_fetch: {");
     expect(typings.match(/NOT validated/g)).toHaveLength(1);
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * `createCodeModeMcpServer`: Code Mode as an MCP server for a host that has
+ * its own registry and code mode, in one call. Connect `server` to any SDK
+ * transport (stdio, Streamable HTTP, in-memory):
+ *
+ *   const sessions = createSessionStore(createMemoryEventSink());
+ *   const registry = createToolRegistry({ eventSink: sessions });
+ *   const codeMode = createCodeMode({ registry });
+ *   registry.register(codeMode.runCodeTool);
+ *   const mcp = createCodeModeMcpServer({ registry, codeMode, sessions });
+ *   await mcp.server.connect(new StdioServerTransport());
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ToolRegistry } from '../src/tool.ts';
+import type { PromptLimits } from '../typings/prompt.ts';
+import type { SessionSource } from './call-runner.ts';
+import type { LogRouter } from './log-router.ts';
+import { createMcpCatalog } from './mcp-catalog.ts';
+import { createPtcMcpServer } from './mcp-server.ts';
+import { createRunTracker, type RunTracker } from './run-tracker.ts';
+
+export interface CodeModeMcpServerOptions {
+  registry: ToolRegistry;
+  /** What the server needs of a code mode: its typings. */
+  codeMode: { typings(): Promise<string> };
+  /** Where run events are read; a store from `createSessionStore` also gives live progress. */
+  sessions: SessionSource;
+  logs?: Pick<LogRouter, 'watch'>;
+  /** run_code's description carries the whole typings up to this many characters; past it search_tools is offered. Default 16,000. */
+  typingsBudget?: number;
+  /** The run limits the prompt states. Default: the code mode defaults. */
+  promptLimits?: Partial<PromptLimits>;
+  /** Session id of the durable log for this server's runs. Default `mcp-<uuid>`. */
+  sessionId?: string;
+  /** Calls in flight. Default: a tracker of its own (32 runs at once). */
+  runs?: RunTracker;
+}
+
+export interface CodeModeMcpServer {
+  readonly server: Server;
+  /** Waits for calls being answered, then closes the server and stops following the catalogue. */
+  close(): Promise<void>;
+}
+
+export function createCodeModeMcpServer(options: CodeModeMcpServerOptions): CodeModeMcpServer {
+  const catalog = createMcpCatalog({
+    registry: options.registry,
+    typings: () => options.codeMode.typings(),
+    typingsBudget: options.typingsBudget,
+    promptLimits: options.promptLimits,
+  });
+  const runs = options.runs ?? createRunTracker();
+  const mcp = createPtcMcpServer({
+    registry: options.registry,
+    sessions: options.sessions,
+    logs: options.logs,
+    catalog,
+    runs,
+    sessionId: options.sessionId ?? `mcp-${randomUUID()}`,
+  });
+  return {
+    server: mcp.server,
+    async close() {
+      await mcp.idle();
+      mcp.dispose();
+      catalog.close();
+      await mcp.server.close();
+    },
+  };
+}

@@ -1,0 +1,295 @@
+/**
+ * `createPtcMcpServer`: Code Mode as an MCP server (the SDK's low-level
+ * `Server`), for any transport: `ptc mcp` connects it to stdio, `/mcp` to one
+ * Streamable HTTP session each. It offers
+ * - `run_code`, whose description is the model prompt (with the whole
+ *   typings while they fit the budget);
+ * - `search_tools`, when they do not: BM25 over the catalogue, answering with
+ *   the typings of the best matches;
+ * - the typings as resources, `ptc://typings` and `ptc://typings/{tool}`;
+ * - a progress notification per nested call start and end, when asked for;
+ * - cancellation (`notifications/cancelled` aborts the run as
+ *   `DELETE /v1/runs/:callId` does), and `tools/list_changed` when the
+ *   catalogue changes.
+ */
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ToolEvent } from '../src/events.ts';
+import type { JsonValue } from '../src/json.ts';
+import type { ToolRegistry } from '../src/tool.ts';
+import { executeCall, type SessionSource } from './call-runner.ts';
+import type { LogRouter } from './log-router.ts';
+import type { McpCatalog } from './mcp-catalog.ts';
+import type { PtcMetrics } from './metrics.ts';
+import type { RunTracker } from './run-tracker.ts';
+
+export const SEARCH_TOOLS = 'search_tools';
+export const TYPINGS_URI = 'ptc://typings';
+const TOOL_URI_PREFIX = `${TYPINGS_URI}/`;
+/** Results of one search when the client names no limit, and the most it may ask for. */
+export const SEARCH_DEFAULT_LIMIT = 5;
+export const SEARCH_MAX_LIMIT = 20;
+/** Characters of a search query read; the rest is ignored. */
+const MAX_QUERY_LENGTH = 1_000;
+
+export interface PtcMcpServerOptions {
+  registry: ToolRegistry;
+  sessions: SessionSource;
+  catalog: McpCatalog;
+  /** Calls in flight (shared with the HTTP routes, so shutdown and `DELETE /v1/runs/:callId` reach MCP runs too). */
+  runs: RunTracker;
+  /** The session every run of this MCP session is logged under. */
+  sessionId: string;
+  /** The key of the per-client concurrency cap. Default: the session id. */
+  client?: string;
+  logs?: Pick<LogRouter, 'watch'>;
+  metrics?: PtcMetrics;
+  /** Server version announced at initialize. Default `0.1.0`. */
+  version?: string;
+}
+
+export interface PtcMcpServer {
+  readonly server: Server;
+  /** Resolves once no tool call is being answered (for a close that lets answers go out first). */
+  idle(): Promise<void>;
+  /** Stops listening for catalogue changes. Does not close the transport. */
+  dispose(): void;
+}
+
+const RUN_CODE_INPUT = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', description: 'The program: the body of an async function (top-level await; `return` sets the result).' },
+    description: { type: 'string', description: 'One short line saying what the program does.' },
+    timeoutMs: { type: 'integer', minimum: 1, description: 'Wall-time limit in ms, tool calls included. Default: the configured one.' },
+  },
+  required: ['code'],
+} as const;
+
+const RUN_CODE_OUTPUT = {
+  type: 'object',
+  properties: {
+    logs: { type: 'array', items: { type: 'string' }, description: 'Console lines, in order.' },
+    result: { description: 'The returned value (JSON); absent when the program returned nothing.' },
+  },
+  required: ['logs'],
+} as const;
+
+const SEARCH_INPUT = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'A few words saying what you need, such as "create a calendar event".' },
+    limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT, description: `Tools to return. Default ${SEARCH_DEFAULT_LIMIT}.` },
+  },
+  required: ['query'],
+} as const;
+
+const SEARCH_OUTPUT = {
+  type: 'object',
+  properties: {
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, typings: { type: 'string' } },
+        required: ['name', 'typings'],
+      },
+    },
+  },
+  required: ['tools'],
+} as const;
+
+export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
+  const { catalog } = options;
+  const server = new Server(
+    { name: 'ptc-executor', version: options.version ?? '0.1.0' },
+    { capabilities: { tools: { listChanged: true }, resources: { listChanged: true } } },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const snapshot = await catalog.snapshot();
+    const tools: Tool[] = [
+      {
+        name: 'run_code',
+        title: 'Run code against the tools',
+        description: snapshot.prompt,
+        inputSchema: RUN_CODE_INPUT as unknown as Tool['inputSchema'],
+        outputSchema: RUN_CODE_OUTPUT as unknown as Tool['outputSchema'],
+      },
+    ];
+    if (snapshot.searchable) {
+      tools.push({
+        name: SEARCH_TOOLS,
+        title: 'Search the tools',
+        description:
+          `Find the tools run_code programs can call (${snapshot.names.length} in all) by what they do. ` +
+          'Returns the TypeScript typings of the best matches (their ToolArgsMap and ToolOutputMap entries, with descriptions). Search before writing code.',
+        inputSchema: SEARCH_INPUT as unknown as Tool['inputSchema'],
+        outputSchema: SEARCH_OUTPUT as unknown as Tool['outputSchema'],
+        annotations: { readOnlyHint: true },
+      });
+    }
+    return { tools };
+  });
+
+  let answering = 0;
+  const idleWaiters: (() => void)[] = [];
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    answering++;
+    try {
+      return await callTool(request.params, extra);
+    } finally {
+      if (--answering === 0) for (const resolve of idleWaiters.splice(0)) resolve();
+    }
+  });
+
+  async function callTool(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
+    extra: { signal: AbortSignal; sendNotification(notification: ServerNotification): Promise<void> },
+  ): Promise<CallToolResult> {
+    const args = params.arguments ?? {};
+    if (params.name === 'run_code') {
+      const token = params._meta?.progressToken;
+      const progress: Progress | undefined = token === undefined ? undefined : (step) => extra.sendNotification(progressOf(token, step));
+      return runCode(options, args, extra.signal, progress);
+    }
+    const { searchable } = await catalog.snapshot();
+    if (params.name === SEARCH_TOOLS && searchable) return searchTools(catalog, args);
+    return failure(`unknown tool ${JSON.stringify(params.name).slice(0, 300)}: call run_code${searchable ? ' or search_tools' : ''}`);
+  }
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [{ uri: TYPINGS_URI, name: 'typings', title: 'Tool typings', description: 'The whole .d.ts of the tools run_code programs call.', mimeType: 'text/x-typescript' }],
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: `${TOOL_URI_PREFIX}{tool}`,
+        name: 'tool-typings',
+        title: 'One tool\'s typings',
+        description: 'The ToolArgsMap and ToolOutputMap entries of one tool (its name URI-encoded).',
+        mimeType: 'text/x-typescript',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const { uri } = request.params;
+    const snapshot = await catalog.snapshot();
+    if (uri === TYPINGS_URI) return { contents: [{ uri, mimeType: 'text/x-typescript', text: snapshot.typings }] };
+    if (uri.startsWith(TOOL_URI_PREFIX)) {
+      const name = decodeName(uri.slice(TOOL_URI_PREFIX.length));
+      const text = name === undefined ? undefined : await snapshot.toolTypings(name);
+      if (text !== undefined) return { contents: [{ uri, mimeType: 'text/x-typescript', text }] };
+    }
+    throw new McpError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(uri.slice(0, 300))}: read ${TYPINGS_URI} or ${TOOL_URI_PREFIX}<tool name>`);
+  });
+
+  const offCatalog = catalog.onChange(() => {
+    if (server.transport === undefined) return;
+    // A notice lost on a closing transport is harmless: the client relists on reconnect.
+    server.sendToolListChanged().catch(() => undefined);
+    server.sendResourceListChanged().catch(() => undefined);
+  });
+
+  return {
+    server,
+    idle: () => (answering === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
+    dispose: offCatalog,
+  };
+}
+
+type Progress = (step: { progress: number; message: string }) => Promise<void>;
+
+function progressOf(progressToken: string | number, step: { progress: number; message: string }): ServerNotification {
+  return { method: 'notifications/progress', params: { progressToken, progress: step.progress, message: step.message } };
+}
+
+async function runCode(options: PtcMcpServerOptions, args: Record<string, unknown>, signal: AbortSignal, progress: Progress | undefined): Promise<CallToolResult> {
+  const callArgs: { [key: string]: JsonValue } = {
+    ...(args as { [key: string]: JsonValue }),
+    description: typeof args.description === 'string' ? args.description : 'MCP run',
+  };
+  let run;
+  try {
+    run = options.runs.begin(randomUUID(), options.client ?? options.sessionId);
+  } catch (error) {
+    return failure((error as Error).message);
+  }
+  // notifications/cancelled aborts this signal: the run stops as a DELETE /v1/runs/:callId would stop it.
+  const onAbort = () => run.cancel('cancelled by notifications/cancelled');
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  const sent: Promise<void>[] = [];
+  let step = 0;
+  const onEvent =
+    progress === undefined
+      ? undefined
+      : (event: ToolEvent) => {
+          if (event.type === 'tool/ptc-dispatch-start') sent.push(progress({ progress: ++step, message: `${event.name} started (${event.callId})` }));
+          else if (event.type === 'tool/ptc-dispatch') {
+            sent.push(progress({ progress: ++step, message: `${event.name} ${event.isError ? 'failed' : 'done'} (${event.callId})` }));
+          }
+        };
+  try {
+    const body = await executeCall(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId, run }, onEvent === undefined ? {} : { onEvent });
+    // Every progress notice goes out before the result it belongs to.
+    await Promise.allSettled(sent);
+    if (body.isError) return failure(body.error?.message ?? 'the run failed');
+    const value = body.value as { logs: string[]; result?: JsonValue };
+    return { content: textOf(body.content), structuredContent: value };
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    run.end();
+  }
+}
+
+async function searchTools(catalog: McpCatalog, args: Record<string, unknown>): Promise<CallToolResult> {
+  const { query, limit } = args;
+  if (typeof query !== 'string' || query.trim() === '') return failure('search_tools needs a query: a few words saying what the tool should do');
+  if (limit !== undefined && !(Number.isInteger(limit) && (limit as number) >= 1 && (limit as number) <= SEARCH_MAX_LIMIT)) {
+    return failure(`limit must be a whole number from 1 to ${SEARCH_MAX_LIMIT}; omit it for ${SEARCH_DEFAULT_LIMIT}`);
+  }
+  const snapshot = await catalog.snapshot();
+  const matches = snapshot.search.search(query.slice(0, MAX_QUERY_LENGTH), (limit as number | undefined) ?? SEARCH_DEFAULT_LIMIT);
+  const tools: { name: string; typings: string }[] = [];
+  for (const match of matches) {
+    const typings = await snapshot.toolTypings(match.name);
+    if (typings !== undefined) tools.push({ name: match.name, typings });
+  }
+  const text =
+    tools.length === 0
+      ? `No tool matches ${JSON.stringify(query.slice(0, 200))}: try other words.`
+      : `${tools.length} best matches, best first. Call them in run_code as tools[name](args).\n\n` +
+        tools.map((tool) => `// ${tool.name}\n${tool.typings}`).join('\n');
+  return { content: [{ type: 'text', text }], structuredContent: { tools } };
+}
+
+function failure(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+function textOf(content: readonly { type: string }[]): CallToolResult['content'] {
+  return content.filter((block): block is { type: 'text'; text: string } => block.type === 'text');
+}
+
+function decodeName(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}
