@@ -3,7 +3,7 @@ import { defineTool } from '../../src/define-tool.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
 import { createTypingsService } from '../../typings/service.ts';
-import { HOSTILE_TYPES } from '../typings/typecheck-hostile.ts';
+import { HOSTILE_TYPES, ISSUE_PROGRAM } from '../typings/typecheck-hostile.ts';
 import { createBench, sharedRuntime, valueOf, type Bench } from './harness.ts';
 
 let bench: Bench;
@@ -73,6 +73,15 @@ describe('a check that does not complete', () => {
     const misspelt = await bench.runCode('return await tools.cuont({ by: 1 });');
     expect(misspelt.isError && misspelt.error.message).toMatch(/^code run failed \(typecheck\): 1 type error; nothing ran/);
     expect(valueOf(await bench.runCode('return await tools.count({ by: 4 });'))).toEqual({ logs: [], result: 4 });
+  }, 60_000);
+
+  it("'enforce' fails the issue's own program, whichever way the checker ends", async () => {
+    bench = createBench({ typings, typecheck: 'enforce' });
+    bench.registry.register(count);
+    calls = 0;
+    const result = await bench.runCode(`await tools.count({ by: 1 });\n${ISSUE_PROGRAM}`, { timeoutMs: 5_000 });
+    expect(calls).toBe(0);
+    expect(result.isError && result.error.message).toMatch(/^code run failed \(typecheck\): /);
   }, 60_000);
 
   it("'enforce' fails a program the checker throws on, where it used to pass unchecked", async () => {

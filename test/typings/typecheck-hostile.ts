@@ -8,3 +8,8 @@
 export const HOSTILE_TYPES =
   "type D='0'|'1'|'2'|'3'|'4'|'5'|'6'|'7'|'8'|'9'; type T4=`${D}${D}${D}${D}`; " +
   'type A={[K in T4]:[K,1]}[T4]; type B={[K in T4]:[K,2]}[T4]; let a!:A; const b:B=a;';
+
+/** The program as the issue gave it; on TypeScript 5.9 `declare` in a function body is itself an error (TS1184). */
+export const ISSUE_PROGRAM =
+  "type D='0'|'1'|'2'|'3'|'4'|'5'|'6'|'7'|'8'|'9'; type T4=`${D}${D}${D}${D}`; type A={[K in T4]:{k:K,v:1}}[T4]; " +
+  'type B={[K in T4]:{k:K,v:1|2}}[T4]; declare const a:A; const b:B=a;';
