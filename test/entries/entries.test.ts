@@ -68,7 +68,8 @@ describe('package entry points', () => {
     expect(service).not.toContain('isolated-vm');
 
     expect(packagesOf(mcp)).toContain('@modelcontextprotocol/sdk');
-    expect(wingsOf(mcp)).toEqual(['entries', 'src']);
+    // The server face lives with the service (services/mcp-*.ts) and renders typings, but needs no Fastify.
+    expect(wingsOf(mcp)).toEqual(['entries', 'services', 'src', 'typings']);
     for (const heavy of ['fastify', 'prom-client', 'isolated-vm', 'ai']) expect(mcp).not.toContain(heavy);
 
     expect(packagesOf(aiSdk)).toContain('ai');
