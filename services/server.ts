@@ -14,6 +14,7 @@ import { ConfigError, isLoopbackHost, type PtcConfig } from './config.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMetrics } from './metrics.ts';
+import { registerPlayground } from './playground.ts';
 import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
@@ -179,6 +180,7 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
     runs,
     isShuttingDown,
   });
+  registerPlayground(app);
   const openapi = async () => app.swagger();
   app.get('/docs', { schema: { hide: true } }, openapi);
   app.get('/docs/json', { schema: { hide: true } }, openapi);
