@@ -77,9 +77,12 @@ async function loadTypings(): Promise<void> {
   if (response.status === 304) return;
   const text = await response.text();
   typingsEtag = response.headers.get('etag') ?? undefined;
-  await ts.request({ op: 'typings', text });
   inspect.showTypings(text);
-  editor.relint();
+  // The worker may still be loading TypeScript: the page does not wait for it.
+  void ts.request({ op: 'typings', text }).then(() => {
+    editor.relint();
+    if (performance.getEntriesByName('playground-types-ready').length === 0) performance.mark('playground-types-ready');
+  });
 }
 
 const currentSession = () => sessionInput.value.trim() || 'default';

@@ -58,9 +58,14 @@ export async function openPage(context: BrowserContext, url: string): Promise<Wa
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()} (${message.location().url})`);
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  // A CSP violation is also logged, but this names the directive and the source.
+  await page.exposeFunction('reportCspViolation', (text: string) => problems.push(`csp: ${text}`));
+  await page.addInitScript(`document.addEventListener('securitypolicyviolation', (event) => {
+    window.reportCspViolation(event.violatedDirective + ' ' + event.blockedURI + ' ' + event.sourceFile + ':' + event.lineNumber);
+  });`);
   await page.goto(url);
   await page.locator('body[data-ready="true"]').waitFor();
   return { page, problems };
