@@ -67,6 +67,7 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
   let frame = 0;
   let running = 0;
   let live = false;
+  let lastEnd = 0;
 
   const now = () => performance.now() - origin;
   const setSpan = (span: number) => list.style.setProperty('--span', String(Math.max(span, 1)));
@@ -76,7 +77,7 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
     const batch = pending;
     pending = [];
     for (const apply of batch) apply();
-    const t = now();
+    const t = live ? now() : lastEnd;
     list.style.setProperty('--now', String(t));
     setSpan(t);
     summary.textContent = `${rows.size} call${rows.size === 1 ? '' : 's'}${running > 0 ? `, ${running} running` : ''}`;
@@ -95,6 +96,7 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
       rows.clear();
       pending = [];
       running = 0;
+      lastEnd = 0;
       origin = performance.now();
       live = true;
       list.replaceChildren();
@@ -104,6 +106,8 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
       if (frame === 0) frame = requestAnimationFrame(tick);
     },
     start(event) {
+      // Time 0 of the waterfall is the first call's start, not the click.
+      if (rows.size === 0) origin = performance.now();
       const startedAt = now();
       running++;
       const el = document.createElement('li');
@@ -143,6 +147,7 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
       const row = rows.get(event.callId);
       if (row === undefined) return;
       const endedAt = now();
+      lastEnd = Math.max(lastEnd, endedAt);
       running--;
       schedule(() => {
         const ms = Math.max(0, Date.parse(event.at) - Date.parse(row.start.at));
@@ -157,7 +162,11 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
     finish() {
       schedule(() => {
         live = false;
-        for (const row of rows.values()) if (row.el.dataset.state === 'running') row.bar.style.setProperty('--e', String(now()));
+        for (const row of rows.values()) {
+          if (row.el.dataset.state !== 'running') continue;
+          lastEnd = Math.max(lastEnd, now());
+          row.bar.style.setProperty('--e', String(lastEnd));
+        }
       });
     },
   };

@@ -242,6 +242,8 @@ describe('performance', () => {
     const page = await browser.context.newPage();
     const cdp = await browser.context.newCDPSession(page);
     await cdp.send('Network.enable');
+    // A first load: the earlier tests' pages left the immutable assets in this profile's cache.
+    await cdp.send('Network.clearBrowserCache');
     let transferred = 0;
     cdp.on('Network.loadingFinished', (event: { encodedDataLength: number }) => (transferred += event.encodedDataLength));
     const code = "const all = await Promise.all(Array.from({ length: 200 }, (_, i) => tools.glob({ pattern: `f${i}.txt` })));\nreturn all.length;";
