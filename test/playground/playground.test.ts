@@ -237,6 +237,34 @@ describe('access and sharing', () => {
   });
 });
 
+describe('accessibility', () => {
+  it('follows the system’s dark theme, and its controls are labelled and reachable by keyboard', async () => {
+    const { page } = await visit(open, `#code=${b64url('return 1;')}`);
+    const background = () => page.evaluate('getComputedStyle(document.body).backgroundColor') as Promise<string>;
+    await page.emulateMedia({ colorScheme: 'light' });
+    const light = await background();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await background();
+    expect(dark).not.toBe(light);
+    await shot(page, 'dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    for (const id of ['session', 'timeout', 'token']) expect(await page.getByTestId(id).evaluate((el) => (el as unknown as { labels: { length: number } }).labels.length)).toBe(1);
+    expect(await page.getByRole('textbox', { name: /^Program/ }).count()).toBe(1);
+    // From the session field, Tab reaches Run; Enter on it runs the program.
+    await page.getByTestId('session').focus();
+    for (let i = 0; i < 5 && !(await page.getByTestId('run').evaluate((el) => el === (el.ownerDocument as unknown as { activeElement: unknown }).activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    expect(await page.evaluate("document.activeElement.dataset.testid")).toBe('run');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('result').waitFor();
+    // The tabs answer the arrow keys.
+    await page.getByTestId('tab-typings').focus();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByTestId('tab-prompt').getAttribute('aria-selected')).toBe('true');
+  });
+});
+
 describe('performance', () => {
   it('streams a 200-call program; measures load size, time to interactive and long tasks', async () => {
     const page = await browser.context.newPage();
