@@ -49,10 +49,12 @@ export default defineConfig({
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 4096,
     reportCompressedSize: false,
+    // Plugin timings only say the machine was busy; the precompress step's cost is known.
+    rolldownOptions: { checks: { pluginTimings: false } },
   },
   // CodeMirror injects its base styles as a <style> element: the service swaps
   // this placeholder for a fresh nonce in each page response (services/playground.ts).
   html: { cspNonce: 'PTC_CSP_NONCE' },
-  worker: { format: 'es' },
+  worker: { format: 'es', rolldownOptions: { checks: { pluginTimings: false } } },
   plugins: [precompress()],
 });
