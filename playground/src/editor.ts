@@ -53,8 +53,9 @@ function tooltipDom(text: string, testId: string): HTMLElement {
   return dom;
 }
 
-function completionSource(ts: TsClient) {
+function completionSource(ts: TsClient, typesLoaded: Promise<void>) {
   return async (context: CompletionContext): Promise<CompletionResult | null> => {
+    await typesLoaded;
     const word = context.matchBefore(/[\w$]*/);
     const before = context.state.sliceDoc(context.pos - 1, context.pos);
     if (!context.explicit && word?.from === word?.to && !/[.{,(]/.test(before)) return null;
@@ -72,8 +73,10 @@ function completionSource(ts: TsClient) {
   };
 }
 
-function diagnosticsSource(ts: TsClient) {
+function diagnosticsSource(ts: TsClient, typesLoaded: Promise<void>) {
   return async (view: EditorView): Promise<Diagnostic[]> => {
+    // Before the typings, every `tools.` would be "Cannot find name": nothing to say yet.
+    await typesLoaded;
     const code = view.state.doc.toString();
     const found = await ts.request({ op: 'diagnostics', code });
     // Stale: the text changed while the worker was checking.
@@ -136,6 +139,8 @@ export interface EditorOptions {
   parent: HTMLElement;
   doc: string;
   ts: TsClient;
+  /** Resolves once the worker has the typings: completions and diagnostics wait for it. */
+  typesLoaded: Promise<void>;
   onRun(): void;
   onChange?(code: string): void;
 }
@@ -168,8 +173,8 @@ export function createEditor(options: EditorOptions): ProgramEditor {
         closeBrackets(),
         javascript({ typescript: true }),
         syntaxHighlighting(classHighlighter),
-        autocompletion({ override: [completionSource(ts)], activateOnTypingDelay: 50 }),
-        linter(diagnosticsSource(ts), { delay: 300 }),
+        autocompletion({ override: [completionSource(ts, options.typesLoaded)], activateOnTypingDelay: 50 }),
+        linter(diagnosticsSource(ts, options.typesLoaded), { delay: 300 }),
         hoverTooltip(async (hoverView, pos) => {
           const found = await ts.request({ op: 'quickInfo', code: hoverView.state.doc.toString(), pos }).catch(() => null);
           return found === null ? null : { pos: found.from, end: found.to, above: true, create: () => ({ dom: tooltipDom(found.text, 'hover') }) };

@@ -32,7 +32,9 @@ const tokenBanner = $<HTMLDivElement>('token-required');
 
 const ts = createTsClient();
 const shared = readFragment(location.hash);
-const editor = createEditor({ parent: $('editor'), doc: shared.code ?? EXAMPLE, ts, onRun: () => void run() });
+let typesLoadedResolve: () => void = () => undefined;
+const typesLoaded = new Promise<void>((resolve) => (typesLoadedResolve = resolve));
+const editor = createEditor({ parent: $('editor'), doc: shared.code ?? EXAMPLE, ts, typesLoaded, onRun: () => void run() });
 if (shared.timeout !== undefined) timeoutInput.value = shared.timeout;
 sessionInput.value = localStorage.getItem(SESSION_KEY) ?? '';
 tokenInput.value = getToken();
@@ -80,6 +82,7 @@ async function loadTypings(): Promise<void> {
   inspect.showTypings(text);
   // The worker may still be loading TypeScript: the page does not wait for it.
   void ts.request({ op: 'typings', text }).then(() => {
+    typesLoadedResolve();
     editor.relint();
     if (performance.getEntriesByName('playground-types-ready').length === 0) performance.mark('playground-types-ready');
   });

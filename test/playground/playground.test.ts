@@ -109,8 +109,8 @@ describe('editor', () => {
   it('marks a wrong argument type before running', async () => {
     const { page } = await visit(open, `#code=${b64url('const r = await tools.glob({ pattern: 42 });\nreturn r;')}`);
     const mark = page.getByTestId('editor').locator('.cm-lintRange-error');
-    await mark.first().waitFor();
-    expect(await mark.first().innerText()).toContain('pattern');
+    await mark.filter({ hasText: 'pattern' }).waitFor();
+    expect(await mark.allInnerTexts()).toEqual(['pattern']);
     expect(await page.getByTestId('timeline-row').count()).toBe(0);
     await shot(page, 'type-error');
   });
