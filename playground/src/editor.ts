@@ -6,7 +6,7 @@ import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap, t
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
 import { bracketMatching, indentOnInput, syntaxHighlighting } from '@codemirror/language';
-import { forceLinting, linter, lintKeymap, type Diagnostic } from '@codemirror/lint';
+import { linter, lintKeymap, type Diagnostic } from '@codemirror/lint';
 import { EditorState, Prec, StateEffect, StateField, type Extension } from '@codemirror/state';
 import {
   drawSelection,
@@ -84,6 +84,9 @@ function diagnosticsSource(ts: TsClient, typesLoaded: Promise<void>) {
     return found.map((d) => ({ from: d.from, to: Math.max(d.to, d.from), severity: d.severity, message: d.message, source: 'ts' }));
   };
 }
+
+/** Dispatched when the worker has new typings: the linter runs again though the text did not change. */
+const typingsChanged = StateEffect.define<null>();
 
 const setSignature = StateEffect.define<Tooltip | null>();
 const signatureField = StateField.define<Tooltip | null>({
@@ -174,7 +177,10 @@ export function createEditor(options: EditorOptions): ProgramEditor {
         javascript({ typescript: true }),
         syntaxHighlighting(classHighlighter),
         autocompletion({ override: [completionSource(ts, options.typesLoaded)], activateOnTypingDelay: 50 }),
-        linter(diagnosticsSource(ts, options.typesLoaded), { delay: 300 }),
+        linter(diagnosticsSource(ts, options.typesLoaded), {
+          delay: 300,
+          needsRefresh: (update) => update.transactions.some((tr) => tr.effects.some((effect) => effect.is(typingsChanged))),
+        }),
         hoverTooltip(async (hoverView, pos) => {
           const found = await ts.request({ op: 'quickInfo', code: hoverView.state.doc.toString(), pos }).catch(() => null);
           return found === null ? null : { pos: found.from, end: found.to, above: true, create: () => ({ dom: tooltipDom(found.text, 'hover') }) };
@@ -201,7 +207,7 @@ export function createEditor(options: EditorOptions): ProgramEditor {
       view.dispatch({ selection: { anchor: pos }, scrollIntoView: true });
       view.focus();
     },
-    relint: () => forceLinting(view),
+    relint: () => view.dispatch({ effects: typingsChanged.of(null) }),
   };
 }
 

@@ -290,9 +290,13 @@ window.addEventListener('hashchange', () => {
 
 // --- start ----------------------------------------------------------------------
 
-setInterval(() => {
+const revalidateTypings = () => {
   if (document.visibilityState === 'visible' && document.body.dataset.auth !== 'required') void loadTypings().catch(() => undefined);
-}, TYPINGS_POLL_MS);
+};
+setInterval(revalidateTypings, TYPINGS_POLL_MS);
+// Coming back to the tab is when a changed tool set matters: check at once.
+window.addEventListener('focus', revalidateTypings);
+document.addEventListener('visibilitychange', revalidateTypings);
 void loadAll().finally(() => {
   document.body.dataset.ready = 'true';
   performance.mark('playground-ready');

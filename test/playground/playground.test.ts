@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defineTool } from '../../src/define-tool.ts';
 import { startServer, type Running } from '../services/helpers.ts';
 import { ARTIFACTS, launch, openPage, type Launched, type WatchedPage } from './browser.ts';
 
@@ -306,6 +307,30 @@ describe('performance', () => {
     console.log('playground performance', report);
     expect(timing.ready).toBeGreaterThan(0);
     await page.close();
+  });
+});
+
+describe('typings', () => {
+  // Last but one: it adds a tool to the shared server.
+  it('reloads the typings when their ETag changes', async () => {
+    const { page } = await visit(open, `#code=${b64url('return await tools.add({ a: 1, b: 2 });')}`);
+    const mark = page.getByTestId('editor').locator('.cm-lintRange-error');
+    await mark.filter({ hasText: 'add' }).waitFor();
+    open.server.core.registry.register(
+      defineTool({
+        name: 'add',
+        description: 'Adds two numbers.',
+        parameters: { a: { type: 'number', required: true }, b: { type: 'number', required: true } },
+        output: { schema: { type: 'number' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+        execute: async ({ a, b }) => a + b,
+      }),
+    );
+    // The page revalidates on focus (and every 10 s): a new ETag, new typings, and the mark is gone.
+    await page.evaluate("window.dispatchEvent(new Event('focus'))");
+    expect(await (await fetch(`${open.url}/v1/typings`)).text()).toContain('Adds two numbers.');
+    await countIs(page, '[data-testid="editor"] .cm-lintRange-error', 0);
+    // The typings tab shows the new text too (its first lines, as the view renders only what is on screen).
+    await page.getByTestId('panel-typings').getByText(/^\s*add: \(\{$/).waitFor();
   });
 });
 
