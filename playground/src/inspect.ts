@@ -133,14 +133,9 @@ export function createInspect(): Inspect {
         return;
       }
       const body = (await ensureOk(response).then((r) => r.json())) as EventsPage;
-      if ('next' in body) {
-        state.done = body.next === null || body.next === undefined;
-        if (!state.done) state.after = body.next as number | string;
-      } else {
-        const last = body.events.at(-1)?.seq;
-        state.done = body.events.length < PAGE_SIZE || last === undefined;
-        if (last !== undefined) state.after = last;
-      }
+      // A paging server answers `next` (the `after` of the next page) until the end of the log.
+      state.done = body.next === null || body.next === undefined;
+      if (!state.done) state.after = body.next as number | string;
       renderEvents(body.events, append);
     },
   };

@@ -181,7 +181,7 @@ describe('running', () => {
   });
 
   it('remembers the session id and pages that session’s events', async () => {
-    const { page } = await visit(open, `#code=${b64url("await tools.glob({ pattern: '*' }); return 1;")}`);
+    const { page } = await visit(open, `#code=${b64url("for (let i = 0; i < 60; i++) await tools.glob({ pattern: 'p' + i }); return 1;")}`);
     await page.getByTestId('session').fill('pg-session-1');
     await page.getByTestId('session').press('Tab');
     await page.getByTestId('run').click();
@@ -190,8 +190,14 @@ describe('running', () => {
     await page.locator('body[data-ready="true"]').waitFor();
     expect(await page.getByTestId('session').inputValue()).toBe('pg-session-1');
     await page.getByTestId('tab-events').click();
-    await countIs(page, '[data-testid="event"]', 3);
+    // 60 calls: 121 events, 50 a page.
+    await countIs(page, '[data-testid="event"]', 50);
     expect(await page.getByTestId('events').innerText()).toContain('tool/ptc-dispatch-start');
+    await page.getByTestId('events-more').click();
+    await countIs(page, '[data-testid="event"]', 100);
+    await page.getByTestId('events-more').click();
+    await countIs(page, '[data-testid="event"]', 121);
+    expect(await page.getByTestId('events-more').isDisabled()).toBe(true);
     await page.getByTestId('tab-tools').click();
     await page.locator('[data-testid="tool"][data-tool="grep"]').waitFor();
     await page.getByTestId('tab-prompt').click();
