@@ -13,6 +13,8 @@ import { setTenant } from './tenancy.ts';
 /** Route config flag: routes declaring `config: { probe: true }` skip auth. */
 export interface ProbeRouteConfig {
   probe?: boolean;
+  /** Served without a token but otherwise like any route (rate limited, refused while closing): the playground page and its assets. */
+  public?: boolean;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -21,7 +23,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
 export function createBearerAuth(tokens: string | readonly TenantToken[]) {
   const expected = typeof tokens === 'string' ? [{ name: undefined, digest: digest(tokens) }] : tokens.map((t) => ({ name: t.name, digest: digest(t.token) }));
   return async function bearerAuth(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    if ((request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true) return;
+    const config = request.routeOptions.config as ProbeRouteConfig | undefined;
+    if (config?.probe === true || config?.public === true) return;
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
     // Compare digests: constant time, and no length leak. Every token is

@@ -17,6 +17,7 @@ import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.t
 import { createMcpCatalog } from './mcp-catalog.ts';
 import { registerMcpRoutes, type McpRoutes } from './mcp-http.ts';
 import { createMetrics } from './metrics.ts';
+import { registerPlayground } from './playground.ts';
 import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
@@ -196,6 +197,7 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
     runs,
     isShuttingDown,
   });
+  registerPlayground(app);
   const openapi = async () => app.swagger();
   app.get('/docs', { schema: { hide: true } }, openapi);
   app.get('/docs/json', { schema: { hide: true } }, openapi);

@@ -1,0 +1,173 @@
+/**
+ * The run's nested calls as a waterfall: a row per call when it starts (name,
+ * arguments, a growing bar), completed when it ends (duration, isError, the
+ * rendered content in an expandable panel). DOM work is batched per frame so
+ * a program with hundreds of calls does not block the page.
+ */
+
+interface ContentBlock {
+  type: string;
+  text?: string;
+  [key: string]: unknown;
+}
+
+export interface DispatchStart {
+  callId: string;
+  name: string;
+  arguments: unknown;
+  seq: number;
+  at: string;
+}
+
+export interface DispatchEnd {
+  callId: string;
+  name: string;
+  isError: boolean;
+  content: ContentBlock[];
+  error?: { code?: string; message?: string };
+  seq: number;
+  at: string;
+}
+
+interface Row {
+  el: HTMLLIElement;
+  bar: HTMLElement;
+  duration: HTMLElement;
+  body: HTMLElement;
+  start: DispatchStart;
+  startedAt: number;
+}
+
+const MAX_ARGS_CHARS = 160;
+
+function renderContent(blocks: ContentBlock[]): string {
+  return blocks
+    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}] ${JSON.stringify(block).slice(0, 500)}`))
+    .join('\n');
+}
+
+function compact(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > MAX_ARGS_CHARS ? `${text.slice(0, MAX_ARGS_CHARS - 1)}…` : text;
+}
+
+export interface Timeline {
+  reset(): void;
+  start(event: DispatchStart): void;
+  end(event: DispatchEnd): void;
+  /** Stops the bars growing (the run ended); rows that never ended stay `running`. */
+  finish(): void;
+  readonly count: number;
+}
+
+export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Timeline {
+  const rows = new Map<string, Row>();
+  let origin = 0;
+  let pending: (() => void)[] = [];
+  let frame = 0;
+  let running = 0;
+  let live = false;
+  let lastEnd = 0;
+
+  const now = () => performance.now() - origin;
+  const setSpan = (span: number) => list.style.setProperty('--span', String(Math.max(span, 1)));
+
+  function tick() {
+    frame = 0;
+    const batch = pending;
+    pending = [];
+    for (const apply of batch) apply();
+    const t = live ? now() : lastEnd;
+    list.style.setProperty('--now', String(t));
+    setSpan(t);
+    summary.textContent = `${rows.size} call${rows.size === 1 ? '' : 's'}${running > 0 ? `, ${running} running` : ''}`;
+    if (live) frame = requestAnimationFrame(tick);
+  }
+  const schedule = (apply: () => void) => {
+    pending.push(apply);
+    if (frame === 0) frame = requestAnimationFrame(tick);
+  };
+
+  return {
+    get count() {
+      return rows.size;
+    },
+    reset() {
+      rows.clear();
+      pending = [];
+      running = 0;
+      lastEnd = 0;
+      origin = performance.now();
+      live = true;
+      list.replaceChildren();
+      setSpan(1);
+      list.style.setProperty('--now', '0');
+      summary.textContent = '';
+      if (frame === 0) frame = requestAnimationFrame(tick);
+    },
+    start(event) {
+      // Time 0 of the waterfall is the first call's start, not the click.
+      if (rows.size === 0) origin = performance.now();
+      const startedAt = now();
+      running++;
+      const el = document.createElement('li');
+      el.dataset.testid = 'timeline-row';
+      el.dataset.tool = event.name;
+      el.dataset.state = 'running';
+      el.dataset.startSeq = String(event.seq);
+      const details = document.createElement('details');
+      const head = document.createElement('summary');
+      const name = document.createElement('span');
+      name.className = 'call-name';
+      name.textContent = event.name;
+      const args = document.createElement('code');
+      args.className = 'call-args';
+      args.textContent = compact(event.arguments);
+      const duration = document.createElement('span');
+      duration.className = 'call-duration';
+      duration.textContent = 'running…';
+      const track = document.createElement('span');
+      track.className = 'call-track';
+      track.setAttribute('aria-hidden', 'true');
+      const bar = document.createElement('span');
+      bar.className = 'call-bar';
+      bar.style.setProperty('--s', String(startedAt));
+      track.append(bar);
+      head.append(name, args, duration, track);
+      const body = document.createElement('pre');
+      body.className = 'call-content';
+      body.textContent = `arguments: ${JSON.stringify(event.arguments, null, 2)}`;
+      details.append(head, body);
+      el.append(details);
+      const row: Row = { el, bar, duration, body, start: event, startedAt };
+      rows.set(event.callId, row);
+      schedule(() => list.append(el));
+    },
+    end(event) {
+      const row = rows.get(event.callId);
+      if (row === undefined) return;
+      const endedAt = now();
+      lastEnd = Math.max(lastEnd, endedAt);
+      running--;
+      schedule(() => {
+        const ms = Math.max(0, Date.parse(event.at) - Date.parse(row.start.at));
+        row.el.dataset.state = event.isError ? 'error' : 'ok';
+        row.el.dataset.endSeq = String(event.seq);
+        row.bar.style.setProperty('--e', String(endedAt));
+        row.bar.classList.add('ended');
+        row.duration.textContent = `${ms} ms${event.isError ? ` · error${event.error?.code ? ` ${event.error.code}` : ''}` : ''}`;
+        row.body.textContent = `arguments: ${JSON.stringify(row.start.arguments, null, 2)}\n\nisError: ${event.isError}\n\n${renderContent(event.content)}`;
+      });
+    },
+    finish() {
+      schedule(() => {
+        live = false;
+        for (const row of rows.values()) {
+          if (row.el.dataset.state !== 'running') continue;
+          lastEnd = Math.max(lastEnd, now());
+          row.bar.style.setProperty('--e', String(lastEnd));
+        }
+      });
+    },
+  };
+}
