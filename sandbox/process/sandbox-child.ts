@@ -110,7 +110,7 @@ export class SandboxChild {
         memoryBudgetMiB: childBudgetMiB(options),
         runReserveMiB: options.runReserveMiB,
         // The parent admits: a run waits in the child only while the parent's figures lag the child's.
-        maxActiveRuns: 1_000_000,
+        maxActiveRuns: options.activeRunsPerChild,
         queueLimit: 1_000_000,
         queueTimeoutMs: options.queueTimeoutMs,
       },
@@ -146,7 +146,9 @@ export class SandboxChild {
   }
   get hasRoom(): boolean {
     if (this.#state !== 'ready' || this.#runs.size >= this.#options.runsPerChild) return false;
-    if (this.activeRuns >= this.#options.activeRunsPerChild) return false;
+    // Twice the child's own gate: the parent learns that a run waits one IPC hop late, so the child
+    // keeps a few runs queued locally and starts each the moment another begins to wait.
+    if (this.activeRuns >= 2 * this.#options.activeRunsPerChild) return false;
     return this.#runs.size === 0 || this.chargedBytes + this.#reserveBytes <= this.#budgetBytes;
   }
 
