@@ -101,8 +101,8 @@ function createRuntime(config: PtcConfig, sandbox: boolean): SandboxRuntime {
   // Pooled isolates get the configured heap, or every run would make its own.
   const warmPoolMemoryMiB = config.limits.memoryMiB ?? 128;
   if (config.runtime === 'process') return createProcessRuntime({ ...config.pool, warmPoolMemoryMiB });
-  const { memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs } = config.pool;
-  return createInProcessRuntime({ warmPoolMemoryMiB, memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs });
+  const { memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs } = config.pool;
+  return createInProcessRuntime({ warmPoolMemoryMiB, memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs });
 }
 
 function memoryReader() {

@@ -21,13 +21,15 @@ export interface ProcessRuntimeOptions {
   /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
   runReserveMiB?: number;
   /**
-   * Runs one child admits while they may be computing: a run counts until it
-   * awaits a nested call, and again once the call has answered. Default 4.
-   * Runs that wait on tools cost no CPU, so this bounds CPU contention, not
-   * waiting runs: more computing runs than cores only share the cores worse
-   * (measured: 16 trivial runs at once cost ~30 % more CPU each than 8).
+   * Runs that may be computing at once, over all children (each gets an equal
+   * share, at least 1): a run counts until it awaits a nested call, and again
+   * once the call has answered. Default 4 per core
+   * (`os.availableParallelism()`). Runs that wait on tools cost no CPU, so
+   * this bounds CPU contention, not waiting runs: more computing runs than
+   * that only share the cores worse (measured: 16 trivial runs at once on 2
+   * cores cost ~25 % more CPU each than 8).
    */
-  activeRunsPerChild?: number;
+  maxActiveRuns?: number;
   /**
    * An optional hard cap on the runs one child hosts at once, on top of the
    * memory budget (which replaced it as the admission rule). Default: no cap.
@@ -106,7 +108,7 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
     children,
     memoryBudgetMiB,
     runReserveMiB: Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB),
-    activeRunsPerChild: Math.max(1, Math.floor(options.activeRunsPerChild ?? 4)),
+    maxActiveRuns: Math.max(1, Math.floor(options.maxActiveRuns ?? 4 * availableParallelism())),
     runsPerChild: options.runsPerChild === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(options.runsPerChild)),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
     heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
@@ -121,6 +123,11 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
   if (options.warmPoolSize !== undefined) resolved.warmPoolSize = options.warmPoolSize;
   if (options.warmPoolMemoryMiB !== undefined) resolved.warmPoolMemoryMiB = options.warmPoolMemoryMiB;
   return resolved;
+}
+
+/** One child's share of the computing runs. */
+export function activeRunsPerChild(options: ResolvedProcessRuntimeOptions): number {
+  return Math.max(1, Math.ceil(options.maxActiveRuns / options.children));
 }
 
 /** One child's share of the memory budget, MiB. */

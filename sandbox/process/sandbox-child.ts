@@ -11,7 +11,7 @@ import type {
   SandboxRunRequest,
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
-import { childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { activeRunsPerChild, childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { isChildMessage, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
 
 export interface SandboxChildEvents {
@@ -37,6 +37,8 @@ interface InFlightRun {
 }
 
 let nextRunId = 1;
+/** How many times a child's computing-run cap the parent admits to it (the child queues the excess itself). */
+const ADMIT_AHEAD = 4;
 
 // The child hosts hostile programs: its figures are used only when they are plain numbers.
 function isReport(value: unknown): value is ChildBudgetReport {
@@ -110,7 +112,7 @@ export class SandboxChild {
         memoryBudgetMiB: childBudgetMiB(options),
         runReserveMiB: options.runReserveMiB,
         // The parent admits: a run waits in the child only while the parent's figures lag the child's.
-        maxActiveRuns: options.activeRunsPerChild,
+        maxActiveRuns: activeRunsPerChild(options),
         queueLimit: 1_000_000,
         queueTimeoutMs: options.queueTimeoutMs,
       },
@@ -146,9 +148,9 @@ export class SandboxChild {
   }
   get hasRoom(): boolean {
     if (this.#state !== 'ready' || this.#runs.size >= this.#options.runsPerChild) return false;
-    // Twice the child's own gate: the parent learns that a run waits one IPC hop late, so the child
+    // A few times the child's own gate: the parent learns that a run waits one IPC hop late, so the child
     // keeps a few runs queued locally and starts each the moment another begins to wait.
-    if (this.activeRuns >= 2 * this.#options.activeRunsPerChild) return false;
+    if (this.activeRuns >= ADMIT_AHEAD * activeRunsPerChild(this.#options)) return false;
     return this.#runs.size === 0 || this.chargedBytes + this.#reserveBytes <= this.#budgetBytes;
   }
 
