@@ -150,3 +150,29 @@ for (const name of RUNTIME_NAMES) {
     });
   });
 }
+
+describe('computing-run cap, runtime: in-process', () => {
+  it('a run awaiting a tool call frees its computing slot; a run awaiting a timer does not', async () => {
+    runtime = createInProcessRuntime({ warmPoolSize: 1, maxActiveRuns: 1, queueLimit: 10, queueTimeoutMs: 120_000 });
+    await runtime.ready();
+    const lot = parkingLot();
+    const park = (label: string) => runtime!.run(request(`return await tools.park({ label: ${JSON.stringify(label)} })`, lot.callTool));
+    const a = park('a');
+    await lot.parked(1);
+    // `a` waits on its tool: the one computing slot is free again.
+    const b = park('b');
+    await lot.parked(2);
+    expect(runtime.status()).toMatchObject({ busy: 2, queued: 0, saturated: false });
+
+    const controller = new AbortController();
+    const sleeper = runtime.run({ ...request('await new Promise((resolve) => setTimeout(resolve, 100000));', lot.callTool), signal: controller.signal });
+    const waiting = runtime.run(request('return "after"', lot.callTool));
+    expect(runtime.status()).toMatchObject({ busy: 3, queued: 1, saturated: true });
+
+    controller.abort();
+    expect(await sleeper).toMatchObject({ ok: false, failure: { kind: 'abort' } });
+    expect(await waiting).toMatchObject({ ok: true, resultJson: '"after"' });
+    lot.release();
+    expect((await Promise.all([a, b])).every((outcome) => outcome.ok)).toBe(true);
+  });
+});
