@@ -25,6 +25,16 @@ export function treeCpuMs(root: number): number | undefined {
  * /proc/<pid>/task/<tid>/children (a few reads, not a scan of every process:
  * the probe must not steal the CPU it measures).
  */
+/** CPU ms (user + system) of `pid` alone; undefined without /proc. */
+export function ownCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
 function treeSum(root: number, figure: (fields: string[]) => number): number | undefined {
   let total = 0;
   let seen = false;
@@ -78,6 +88,8 @@ export interface CapacityFigures {
   rss?: { startBytes: number; peakBytes: number };
   /** CPU ms the server (or this process) and its children spent during the burst. */
   cpuMs?: number;
+  /** Of `cpuMs`, what the server (or this process) spent itself. */
+  ownCpuMs?: number;
   /** What else ran on the machine: the 1-minute load average at the end. */
   load: number;
 }
@@ -92,6 +104,6 @@ export function printCapacity(f: CapacityFigures): void {
   console.log(
     `${f.label}: ${f.runs} runs awaiting a ${f.sleepMs} ms tool: ok ${f.ok}, busy ${f.busy}, failed ${f.failed}; ` +
       `wall ${(f.wallMs / 1000).toFixed(2)} s (${(f.wallMs / f.sleepMs).toFixed(2)}× the sleep); ` +
-      `run wall − sleep p50 ${quantile(over, 0.5)?.toFixed(0) ?? 'n/a'} ms, p99 ${quantile(over, 0.99)?.toFixed(0) ?? 'n/a'} ms; ${rss}; ${f.cpuMs === undefined ? '' : `CPU ${(f.cpuMs / f.runs).toFixed(2)} ms per run; `}load ${f.load.toFixed(1)}`,
+      `run wall − sleep p50 ${quantile(over, 0.5)?.toFixed(0) ?? 'n/a'} ms, p99 ${quantile(over, 0.99)?.toFixed(0) ?? 'n/a'} ms; ${rss}; ${f.cpuMs === undefined ? '' : `CPU ${(f.cpuMs / f.runs).toFixed(2)} ms per run${f.ownCpuMs === undefined ? '' : ` (${(f.ownCpuMs / f.runs).toFixed(2)} in the main process)`}; `}load ${f.load.toFixed(1)}`,
   );
 }

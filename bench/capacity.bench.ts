@@ -17,7 +17,7 @@ import { defineTool } from '../src/define-tool.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
 import { createCodeMode } from '../entries/index.ts';
 import { createToolRegistry } from '../src/registry.ts';
-import { printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
+import { ownCpuMs, printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
 import type { BenchSection } from './section.ts';
 
 function flag(name: string, fallback: number): number {
@@ -49,6 +49,7 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
     await sleep(500);
     const rss = watchPeakRss(process.pid);
     const cpuBefore = treeCpuMs(process.pid);
+    const ownBefore = ownCpuMs(process.pid);
     const code = `const slept = await tools.slow({ ms: ${sleepMs} });\nreturn slept;`;
     const runWallMs: number[] = [];
     let ok = 0;
@@ -67,8 +68,10 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
     );
     const wallMs = performance.now() - start;
     const cpuAfter = treeCpuMs(process.pid);
+    const ownAfter = ownCpuMs(process.pid);
+    const ownMs = ownBefore === undefined || ownAfter === undefined ? undefined : ownAfter - ownBefore;
     const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    printCapacity({ label: `library, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, load: loadavg()[0] });
+    printCapacity({ label: `library, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, ownCpuMs: ownMs, load: loadavg()[0] });
   } finally {
     await codeMode.close();
   }

@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
+import { ownCpuMs, printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
 import type { BenchServer } from './service.bench.ts';
 
 type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
@@ -47,6 +47,7 @@ export async function runCapacity(argv: readonly string[], startServer: StartSer
     await sleep(500);
     const rss = watchPeakRss(server.pid);
     const cpuBefore = treeCpuMs(server.pid);
+    const ownBefore = ownCpuMs(server.pid);
     const code = `const r = await tools.sleepy__sleep({ ms: ${sleepMs} });\nreturn r.structuredContent;`;
     const runWallMs: number[] = [];
     let ok = 0;
@@ -75,8 +76,10 @@ export async function runCapacity(argv: readonly string[], startServer: StartSer
     );
     const wallMs = performance.now() - start;
     const cpuAfter = treeCpuMs(server.pid);
+    const ownAfter = ownCpuMs(server.pid);
+    const ownMs = ownBefore === undefined || ownAfter === undefined ? undefined : ownAfter - ownBefore;
     const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    printCapacity({ label: `service, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, load: loadavg()[0] });
+    printCapacity({ label: `service, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, ownCpuMs: ownMs, load: loadavg()[0] });
     if (firstFailure !== '') console.log(`  first failure: ${firstFailure}`);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     const pool = metrics.split('\n').filter((line) => line.startsWith('ptc_pool_'));

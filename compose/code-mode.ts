@@ -121,8 +121,10 @@ function createRuntime(choice: 'in-process' | 'process', options: CodeModeOption
   }
   return lazyRuntime('in-process', async () => {
     const { createInProcessRuntime } = await import('../sandbox/in-process-runtime.ts');
-    const { memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs } = options.pool ?? {};
-    const budget = Object.fromEntries(Object.entries({ memoryBudgetMiB, runReserveMiB, queueLimit, queueTimeoutMs }).filter(([, value]) => value !== undefined));
+    const { memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs } = options.pool ?? {};
+    const budget = Object.fromEntries(
+      Object.entries({ memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs }).filter(([, value]) => value !== undefined),
+    );
     return createInProcessRuntime({ ...warm, ...budget, warmPoolMemoryMiB });
   });
 }

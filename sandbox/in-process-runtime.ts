@@ -5,6 +5,7 @@
  * contain that). Runs are admitted against a memory budget (see
  * memory-budget.ts); past it they wait in a bounded queue, then fail `busy`.
  */
+import { availableParallelism } from 'node:os';
 import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
 import { runInIsolate, type RunControl } from './isolate-run.ts';
 import { DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
@@ -35,7 +36,14 @@ export interface InProcessRuntimeOptions {
   memoryBudgetMiB?: number;
   /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
   runReserveMiB?: number;
-  /** Runs allowed to wait for headroom. Default 100; a run arriving when it is full fails `busy` at once; 0 never waits. */
+  /**
+   * Runs admitted while they may be computing: a run counts until it awaits
+   * a nested call, and again once the call has answered. Default 4 per core
+   * (`os.availableParallelism()`). Waiting runs cost no CPU; this bounds how
+   * many share the cores at once.
+   */
+  maxActiveRuns?: number;
+  /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
   queueLimit?: number;
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
   queueTimeoutMs?: number;
@@ -47,7 +55,12 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
-  const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 100)), options.queueTimeoutMs ?? 5_000);
+  const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
+  const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? 4 * availableParallelism()));
+  /** Runs admitted and not waiting on a nested call. */
+  let activeRuns = 0;
+  const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom();
+  const drain = (): void => queue.drain(() => (hasRoom() ? true : undefined));
   const stopWatch = watchBudget(budget);
   const active = new Set<Promise<SandboxRunOutcome>>();
   /** Admitted runs still waiting for an isolate: more than one is a burst. */
@@ -55,6 +68,34 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   let closed = false;
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
+
+  /** Whether a run may be computing: it is not while one of its tool calls is in flight. */
+  interface Activity {
+    active: boolean;
+    ended: boolean;
+  }
+  const setActive = (activity: Activity, active: boolean): void => {
+    if (activity.ended || activity.active === active) return;
+    activity.active = active;
+    activeRuns += active ? 1 : -1;
+    // The run now waits: its share of the cores is free for another.
+    if (!active) drain();
+  };
+
+  const counted = (request: SandboxRunRequest, activity: Activity): SandboxRunRequest => {
+    let inFlight = 0;
+    return {
+      ...request,
+      callTool: async (name, argsJson) => {
+        if (inFlight++ === 0) setActive(activity, false);
+        try {
+          return await request.callTool(name, argsJson);
+        } finally {
+          if (--inFlight === 0) setActive(activity, true);
+        }
+      },
+    };
+  };
 
   const runOnce = async (request: SandboxRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
     const stripped = await stripProgram(request.code, request.filename ?? DEFAULT_FILENAME);
@@ -82,12 +123,16 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
 
   const start = (request: SandboxRunRequest): Promise<SandboxRunOutcome> => {
     const ticket = budget.admit();
-    const run = runOnce(request, ticket);
+    const activity: Activity = { active: true, ended: false };
+    activeRuns++;
+    const run = runOnce(counted(request, activity), ticket);
     active.add(run);
     void run.finally(() => {
       active.delete(run);
+      setActive(activity, false);
+      activity.ended = true;
       budget.release(ticket);
-      queue.drain(() => (budget.hasRoom() ? true : undefined));
+      drain();
       pool.refill();
     });
     return run;
@@ -98,7 +143,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     run(request) {
       if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed' }));
       // Waiting runs go first: headroom that frees is theirs.
-      if (queue.size === 0 && budget.hasRoom()) return start(request);
+      if (queue.size === 0 && hasRoom()) return start(request);
       return new Promise((resolve) => {
         queue.enter({ start: () => resolve(start(request)), fail: (failure) => resolve(failed(failure)) }, request.signal);
       });
@@ -115,7 +160,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         memoryStopped: budget.stoppedRuns,
         memoryBudgetBytes: budget.limitBytes,
         memoryUsedBytes: budget.usedBytes,
-        saturated: queue.size > 0 || !budget.hasRoom(),
+        saturated: queue.size > 0 || !hasRoom(),
       };
     },
     async close() {

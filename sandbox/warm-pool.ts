@@ -14,9 +14,10 @@ import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-
 export interface WarmPool {
   /**
    * A prepared isolate of `memoryMiB`: from the pool when it matches, else
-   * made now. `crowded` (other runs are waiting for isolates too), or a miss
-   * shortly after another, means a burst: the isolate is then prepared off
-   * this thread, so a burst's isolates are made in parallel.
+   * made now. `crowded` (other runs are waiting for isolates too) means a
+   * burst: the isolate is then prepared off this thread, so a burst's
+   * isolates are made in parallel. A lone miss prepares on this thread,
+   * which costs less CPU.
    */
   take(memoryMiB: number, crowded?: boolean): Promise<PreparedIsolate>;
   /**
@@ -32,8 +33,6 @@ export interface WarmPool {
 
 const GROWTH_LIMIT = 16;
 const SHRINK_AFTER_MS = 5_000;
-/** Misses closer together than this are a burst. */
-const BURST_GAP_MS = 50;
 
 export function createWarmPool(size: number, memoryMiB: number): WarmPool {
   const idle: PreparedIsolate[] = [];
@@ -78,15 +77,13 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
 
   return {
     async take(wanted, crowded = false) {
-      const now = performance.now();
-      const burst = crowded || now - lastMiss < BURST_GAP_MS;
       if (wanted === memoryMiB && !closed) {
         const prepared = idle.shift();
         if (prepared !== undefined) return prepared;
         if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
+        lastMiss = performance.now();
       }
-      lastMiss = now;
-      return prepareIsolate(wanted, burst);
+      return prepareIsolate(wanted, crowded);
     },
     refill,
     filled() {

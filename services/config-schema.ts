@@ -46,9 +46,11 @@ export interface PoolConfig {
   memoryBudgetMiB?: number;
   /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
   runReserveMiB?: number;
+  /** Runs computing at once (a run awaiting a tool call does not count). Default 4 per core; more wait in the queue. */
+  maxActiveRuns?: number;
   /** `process` runtime: optional hard cap on runs per child on top of the budget. Default: none. */
   runsPerChild?: number;
-  /** Runs waiting for memory headroom. Default 100; a run arriving when full fails `busy` (503). */
+  /** Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503). */
   queueLimit?: number;
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy` (503). */
   queueTimeoutMs?: number;
@@ -189,6 +191,7 @@ export const CONFIG_FILE_SCHEMA = {
         children: positiveInt,
         memoryBudgetMiB: positiveInt,
         runReserveMiB: { type: 'number', exclusiveMinimum: 0 },
+        maxActiveRuns: positiveInt,
         runsPerChild: positiveInt,
         queueLimit: { type: 'integer', minimum: 0 },
         queueTimeoutMs: positiveInt,

@@ -11,6 +11,7 @@ export interface ChildRuntimeOptions {
   /** The child's share of the budget: the child measures its runs and stops the one that grew most. */
   memoryBudgetMiB?: number;
   runReserveMiB?: number;
+  maxActiveRuns?: number;
   queueLimit?: number;
   queueTimeoutMs?: number;
 }

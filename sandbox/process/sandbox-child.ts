@@ -11,14 +11,14 @@ import type {
   SandboxRunRequest,
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
-import { childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { activeRunsPerChild, childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { isChildMessage, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
 
 export interface SandboxChildEvents {
   onReady(child: SandboxChild): void;
   /** The process is gone; `reason` says why, for the startup error. */
   onExit(child: SandboxChild, reason: string): void;
-  /** A run ended and its slot is free. */
+  /** Headroom may have freed: a run ended, or began waiting on a nested call. */
   onRunEnd(child: SandboxChild): void;
   /** The child takes no more runs and dies when its last run ends: replace it now. */
   onRetire(child: SandboxChild): void;
@@ -26,6 +26,8 @@ export interface SandboxChildEvents {
 
 interface InFlightRun {
   request: SandboxRunRequest;
+  /** Nested calls relayed and not yet answered: while any is, the run waits and computes nothing. */
+  callsInFlight: number;
   /** Every line relayed so far: a run whose process dies keeps them. */
   logs: string[];
   resolve(outcome: SandboxRunOutcome): void;
@@ -35,6 +37,8 @@ interface InFlightRun {
 }
 
 let nextRunId = 1;
+/** How many times a child's computing-run cap the parent admits to it (the child queues the excess itself). */
+const ADMIT_AHEAD = 4;
 
 // The child hosts hostile programs: its figures are used only when they are plain numbers.
 function isReport(value: unknown): value is ChildBudgetReport {
@@ -114,7 +118,8 @@ export class SandboxChild {
         memoryBudgetMiB: childBudgetMiB(options),
         runReserveMiB: options.runReserveMiB,
         // The parent admits: a run waits in the child only while the parent's figures lag the child's.
-        queueLimit: Math.max(options.queueLimit, 1_000_000),
+        maxActiveRuns: activeRunsPerChild(options),
+        queueLimit: 1_000_000,
         queueTimeoutMs: options.queueTimeoutMs,
       },
     });
@@ -128,6 +133,12 @@ export class SandboxChild {
   }
   get runs(): number {
     return this.#runs.size;
+  }
+  /** Runs that may be computing: in flight and not waiting on a nested call. */
+  get activeRuns(): number {
+    let active = 0;
+    for (const run of this.#runs.values()) if (run.callsInFlight === 0) active++;
+    return active;
   }
   /**
    * Budget charged to this child: a reservation per run in flight, plus the
@@ -143,6 +154,9 @@ export class SandboxChild {
   }
   get hasRoom(): boolean {
     if (this.#state !== 'ready' || this.#runs.size >= this.#options.runsPerChild) return false;
+    // A few times the child's own gate: the parent learns that a run waits one IPC hop late, so the child
+    // keeps a few runs queued locally and starts each the moment another begins to wait.
+    if (this.activeRuns >= ADMIT_AHEAD * activeRunsPerChild(this.#options)) return false;
     return this.#runs.size === 0 || this.chargedBytes + this.#reserveBytes <= this.#budgetBytes;
   }
 
@@ -153,6 +167,7 @@ export class SandboxChild {
       const { limits, signal } = request;
       const run: InFlightRun = {
         request,
+        callsInFlight: 0,
         logs: [],
         resolve,
         deadline: setTimeout(
@@ -254,6 +269,12 @@ export class SandboxChild {
       this.#send({ type: 'call-result', runId, callSeq, outcome: { ok: false, fatal: { kind: 'abort', message: 'the run was aborted' } } });
       return;
     }
+    // The run now waits: its CPU share is free for another run.
+    run.callsInFlight++;
+    if (run.callsInFlight === 1) this.#events.onRunEnd(this);
+    const answered = () => {
+      run.callsInFlight--;
+    };
     let pending: Promise<SandboxCallOutcome>;
     try {
       pending = run.request.callTool(name, argsJson);
@@ -264,9 +285,11 @@ export class SandboxChild {
     // its result has nowhere to go and is dropped.
     pending.then(
       (outcome) => {
+        answered();
         if (this.#runs.get(runId) === run) this.#send({ type: 'call-result', runId, callSeq, outcome });
       },
       () => {
+        answered();
         if (this.#runs.get(runId) !== run) return;
         const outcome: SandboxCallOutcome = {
           ok: false,

@@ -86,7 +86,8 @@ for (const name of RUNTIME_NAMES) {
 
       const queued = ['d', 'e'].map(park);
       expect(runtime.status()).toMatchObject({ busy: 3, queued: 2 });
-      expect(lot.order).toEqual(['a', 'b', 'c']);
+      // The admitted three run at once: they reach their call in any order.
+      expect([...lot.order].sort()).toEqual(['a', 'b', 'c']);
 
       lot.release();
       const outcomes = await Promise.all([...admitted, ...queued]);
@@ -96,6 +97,21 @@ for (const name of RUNTIME_NAMES) {
       expect(lot.order.slice(0, 3)).toEqual(['a', 'b', 'c']);
       expect(lot.order.slice(3).sort()).toEqual(['d', 'e']);
       expect(runtime.status()).toMatchObject({ busy: 0, queued: 0, saturated: false, admitted: 5, refused: 0 });
+    });
+
+    it('serves the queue first come first served as headroom frees', async () => {
+      // Room for one run: each queued run starts when the one before it has ended.
+      runtime = runtimeOf(name, { memoryBudgetMiB: 2, runReserveMiB: 2 });
+      await runtime.ready();
+      const lot = parkingLot();
+      const park = (label: string) => runtime!.run(request(`return await tools.park({ label: ${JSON.stringify(label)} })`, lot.callTool));
+      const first = park('a');
+      await lot.parked(1);
+      const rest = ['b', 'c', 'd'].map(park);
+      expect(runtime.status()).toMatchObject({ busy: 1, queued: 3, saturated: true });
+      lot.release();
+      expect((await Promise.all([first, ...rest])).every((outcome) => outcome.ok)).toBe(true);
+      expect(lot.order).toEqual(['a', 'b', 'c', 'd']);
     });
 
     it('refuses a run `busy` when the queue is full, and counts it', async () => {
@@ -136,3 +152,29 @@ for (const name of RUNTIME_NAMES) {
     });
   });
 }
+
+describe('computing-run cap, runtime: in-process', () => {
+  it('a run awaiting a tool call frees its computing slot; a run awaiting a timer does not', async () => {
+    runtime = createInProcessRuntime({ warmPoolSize: 1, maxActiveRuns: 1, queueLimit: 10, queueTimeoutMs: 120_000 });
+    await runtime.ready();
+    const lot = parkingLot();
+    const park = (label: string) => runtime!.run(request(`return await tools.park({ label: ${JSON.stringify(label)} })`, lot.callTool));
+    const a = park('a');
+    await lot.parked(1);
+    // `a` waits on its tool: the one computing slot is free again.
+    const b = park('b');
+    await lot.parked(2);
+    expect(runtime.status()).toMatchObject({ busy: 2, queued: 0, saturated: false });
+
+    const controller = new AbortController();
+    const sleeper = runtime.run({ ...request('await new Promise((resolve) => setTimeout(resolve, 100000));', lot.callTool), signal: controller.signal });
+    const waiting = runtime.run(request('return "after"', lot.callTool));
+    expect(runtime.status()).toMatchObject({ busy: 3, queued: 1, saturated: true });
+
+    controller.abort();
+    expect(await sleeper).toMatchObject({ ok: false, failure: { kind: 'abort' } });
+    expect(await waiting).toMatchObject({ ok: true, resultJson: '"after"' });
+    lot.release();
+    expect((await Promise.all([a, b])).every((outcome) => outcome.ok)).toBe(true);
+  });
+});

@@ -4,6 +4,7 @@
  * reports the saturation and recovers, and /metrics counts it all.
  */
 import { describe, expect, it } from 'vitest';
+import { parseConfigFile } from '../../services/config.ts';
 import { json, post, readSse, startServer } from './helpers.ts';
 
 /** The value of the unlabelled sample `name` in a Prometheus text exposition. */
@@ -57,5 +58,13 @@ describe('capacity', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('capacity settings', () => {
+  it('the config file takes the budget keys, and runsPerChild still works as an optional cap', () => {
+    const pool = { memoryBudgetMiB: 4096, runReserveMiB: 1.5, maxActiveRuns: 8, runsPerChild: 64, queueLimit: 500, queueTimeoutMs: 2000 };
+    expect(parseConfigFile({ pool })).toEqual({ pool });
+    expect(() => parseConfigFile({ pool: { memoryBudgetMiB: 0 } })).toThrow(/pool\.memoryBudgetMiB must be >= 1/);
   });
 });
