@@ -92,10 +92,8 @@ for (const name of RUNTIME_NAMES) {
       lot.release();
       const outcomes = await Promise.all([...admitted, ...queued]);
       expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, true, true, true, true]);
-      // The queued runs ran only once the first three had ended. (d and e are admitted together
-      // as headroom frees; which of their first calls arrives first is theirs to race.)
-      expect(lot.order.slice(0, 3)).toEqual(['a', 'b', 'c']);
-      expect(lot.order.slice(3).sort()).toEqual(['d', 'e']);
+      // The queued runs started only once headroom freed: after the first three.
+      expect([...lot.order.slice(3)].sort()).toEqual(['d', 'e']);
       expect(runtime.status()).toMatchObject({ busy: 0, queued: 0, saturated: false, admitted: 5, refused: 0 });
     });
 
