@@ -17,6 +17,16 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
+# The playground page (served at /) is a browser bundle built by Vite from
+# dev dependencies; only its output goes into the image.
+FROM node:24-slim AS playground
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY typings ./typings
+COPY playground ./playground
+RUN npm run build:playground
+
 FROM node:24-slim
 ENV NODE_ENV=production \
     PTC_HOST=0.0.0.0 \
@@ -32,6 +42,7 @@ COPY typings ./typings
 COPY services ./services
 # The composition root the service creates Code Mode through.
 COPY compose ./compose
+COPY --from=playground /app/playground/dist ./playground/dist
 RUN mkdir -p /data && chown node:node /data
 # The image's unprivileged user (uid 1000); nothing under /app is writable by it.
 USER node
