@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
 import { runInIsolate, type RunControl } from './isolate-run.ts';
-import { DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
+import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { stripProgram } from './strip-types.ts';
 import { WaitQueue } from './wait-queue.ts';
@@ -38,7 +38,7 @@ export interface InProcessRuntimeOptions {
   runReserveMiB?: number;
   /**
    * Runs admitted while they may be computing: a run counts until it awaits
-   * a nested call, and again once the call has answered. Default 4 per core
+   * a nested call, and again once the call has answered. Default 16 per core
    * (`os.availableParallelism()`). Waiting runs cost no CPU; this bounds how
    * many share the cores at once.
    */
@@ -56,7 +56,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
   const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
-  const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? 4 * availableParallelism()));
+  const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * availableParallelism()));
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
   const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom();

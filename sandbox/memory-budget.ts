@@ -27,6 +27,15 @@ import type { SandboxFailure } from '../src/sandbox-runtime.ts';
 
 export const MiB = 1024 * 1024;
 
+/**
+ * Default cap on runs that may be computing at once (not awaiting a nested
+ * call), per core. Generous: it bounds floods of computing runs, while a
+ * burst of runs that will wait on tools must not queue behind it (each run
+ * counts until it reaches its first call; under a loaded machine 4 per core
+ * refused 40 % of a 1,000-run burst after the 5 s queue wait).
+ */
+export const ACTIVE_RUNS_PER_CORE = 16;
+
 /** The default reservation of one run, MiB (see above). */
 export const DEFAULT_RUN_RESERVE_MIB = 2;
 

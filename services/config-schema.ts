@@ -46,7 +46,7 @@ export interface PoolConfig {
   memoryBudgetMiB?: number;
   /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
   runReserveMiB?: number;
-  /** Runs computing at once (a run awaiting a tool call does not count). Default 4 per core; more wait in the queue. */
+  /** Runs computing at once (a run awaiting a tool call does not count). Default 16 per core; more wait in the queue. */
   maxActiveRuns?: number;
   /** `process` runtime: optional hard cap on runs per child on top of the budget. Default: none. */
   runsPerChild?: number;

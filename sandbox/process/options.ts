@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
-import { DEFAULT_RUN_RESERVE_MIB, defaultMemoryBudgetMiB } from '../memory-budget.ts';
+import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, defaultMemoryBudgetMiB } from '../memory-budget.ts';
 
 /** Options of the `process` runtime: isolates in a supervised pool of child processes. */
 export interface ProcessRuntimeOptions {
@@ -23,7 +23,7 @@ export interface ProcessRuntimeOptions {
   /**
    * Runs that may be computing at once, over all children (each gets an equal
    * share, at least 1): a run counts until it awaits a nested call, and again
-   * once the call has answered. Default 4 per core
+   * once the call has answered. Default 16 per core
    * (`os.availableParallelism()`). Runs that wait on tools cost no CPU, so
    * this bounds CPU contention, not waiting runs: more computing runs than
    * that only share the cores worse (measured: 16 trivial runs at once on 2
@@ -108,7 +108,7 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedPro
     children,
     memoryBudgetMiB,
     runReserveMiB: Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB),
-    maxActiveRuns: Math.max(1, Math.floor(options.maxActiveRuns ?? 4 * availableParallelism())),
+    maxActiveRuns: Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * availableParallelism())),
     runsPerChild: options.runsPerChild === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(options.runsPerChild)),
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
     heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
