@@ -4,6 +4,13 @@
  */
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
 
+/**
+ * A run's outcome as `done` carries it: without its logs. Every line already
+ * crossed in its own `log` message, and IPC keeps order, so the parent
+ * rebuilds the list from those and each line crosses once.
+ */
+export type DoneOutcome = SandboxRunOutcome extends infer O ? (O extends unknown ? Omit<O, 'logs'> : never) : never;
+
 /** What each child passes to its runtime factory. */
 export interface ChildRuntimeOptions {
   warmPoolSize?: number;
@@ -43,7 +50,7 @@ export type ChildMessage =
   | { type: 'init-failed'; message: string }
   | { type: 'call'; runId: number; callSeq: number; name: string; argsJson: string }
   | { type: 'log'; runId: number; line: string }
-  | { type: 'done'; runId: number; outcome: SandboxRunOutcome }
+  | { type: 'done'; runId: number; outcome: DoneOutcome }
   | { type: 'pong'; seq: number; rssBytes: number; budget?: ChildBudgetReport };
 
 const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'done', 'pong']);
