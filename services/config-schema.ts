@@ -8,7 +8,7 @@ import type { McpServerConfig } from '../src/mcp/config.ts';
 
 export type { McpServerConfig } from '../src/mcp/config.ts';
 
-/** Sandbox limits; an unset field keeps the code mode default (DESIGN §7). */
+/** Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`). */
 export interface LimitsConfig {
   /** Wall time per run incl. nested waits, ms. Default 30,000; at most 600,000. Past it: `timeout`. */
   timeoutMs?: number;

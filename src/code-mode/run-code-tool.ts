@@ -1,5 +1,5 @@
 /**
- * `run_code` as an ordinary canonical tool (DESIGN §7): it type-checks
+ * `run_code` as an ordinary canonical tool (docs/architecture.md, "Code Mode"): it type-checks
  * (optionally), runs the program in the sandbox runtime with one stub per
  * registered tool, and returns `{ logs, result? }`. Every failure is a thrown
  * `CODE_RUN_FAILED` (or `ABORTED` when the outer signal fired), which the

@@ -1,5 +1,5 @@
 /**
- * The author DSL (DESIGN §3) compiled to the raw subset. Every violation is
+ * The author DSL (docs/architecture.md, "Schemas") compiled to the raw subset. Every violation is
  * collected with its path (`parameters.a.items`) and thrown at once as one
  * {@link SchemaError}. Iterative: 5,000-deep schemas compile without
  * overflowing the stack. The spec is never mutated; the output is a fresh,
