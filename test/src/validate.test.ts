@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isLosslessJson, LossyJsonError, snapshotJson } from '../../src/json.ts';
-import { compileParameterSpec, compileValueSpec } from '../../src/schema/compile.ts';
+import { compileValueSpec } from '../../src/schema/compile.ts';
+import { compileParameterSpec } from '../helpers/schema.ts';
 import { compileIterative } from '../../src/schema/iterative-validator.ts';
 import { SchemaError } from '../../src/schema/schema-error.ts';
 import type { JsonSchemaNode } from '../../src/schema/types.ts';
