@@ -3,6 +3,7 @@
  * Program values stay JSON text end to end; the channel carries strings.
  */
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
+import type { InProcessRuntimeOptions } from '../in-process-runtime.ts';
 
 /**
  * A run's outcome as `done` carries it: without its logs. Every line already
@@ -11,16 +12,8 @@ import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../..
  */
 export type DoneOutcome = SandboxRunOutcome extends infer O ? (O extends unknown ? Omit<O, 'logs'> : never) : never;
 
-/** What each child passes to its runtime factory. */
-export interface ChildRuntimeOptions {
-  warmPoolSize?: number;
-  warmPoolMemoryMiB?: number;
-  /** The child's share of the budget: the child measures its runs and stops the one that grew most. */
-  memoryBudgetMiB?: number;
-  runReserveMiB?: number;
-  queueLimit?: number;
-  queueTimeoutMs?: number;
-}
+/** What each child passes to its runtime factory: the in-process runtime's options, sent as JSON. */
+export type ChildRuntimeOptions = InProcessRuntimeOptions;
 
 /** The child runtime's budget figures, sent with each heartbeat answer. */
 export interface ChildBudgetReport {
