@@ -5,6 +5,7 @@
  * (services/core.ts) both come through here, so they cannot drift apart.
  */
 import { createCodeModeCore, type CodeMode, type CodeModeKind } from '../src/code-mode/code-mode.ts';
+import { RUNTIME_KINDS, type RuntimeKind } from '../src/code-mode/choices.ts';
 import type { CodeModeLimits } from '../src/code-mode/limits.ts';
 import type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
 import type { TypingsService } from '../src/code-mode/typings-service.ts';
@@ -28,7 +29,7 @@ export interface CodeModeOptions {
    * process. The runtime made here loads on the first run (or `ready()`) and
    * is closed by `close()`; a `SandboxRuntime` you pass stays yours to close.
    */
-  runtime?: 'in-process' | 'process' | SandboxRuntime;
+  runtime?: RuntimeKind | SandboxRuntime;
   /**
    * The sandbox pool: memory budget, queue and (for `'process'`) children and recycling; see the
    * service's `pool` config. The in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`,
@@ -108,8 +109,10 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
   };
 }
 
-function createRuntime(choice: 'in-process' | 'process', options: CodeModeOptions): LazyRuntime {
-  if (choice !== 'in-process' && choice !== 'process') throw new TypeError(`runtime must be 'in-process', 'process' or a SandboxRuntime (got ${String(choice)})`);
+function createRuntime(choice: RuntimeKind, options: CodeModeOptions): LazyRuntime {
+  if (!(RUNTIME_KINDS as readonly string[]).includes(choice)) {
+    throw new TypeError(`runtime must be ${RUNTIME_KINDS.map((kind) => `'${kind}'`).join(', ')} or a SandboxRuntime (got ${String(choice)})`);
+  }
   // Pooled isolates get the configured heap, or every run would make its own.
   const warmPoolMemoryMiB = options.limits?.memoryMiB ?? 128;
   const warm = options.warm === false ? { warmPoolSize: 0 } : {};

@@ -42,9 +42,8 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
     onCatastrophicError: (message) => bindings?.catastrophe(message),
   });
   try {
-    // Synchronous throughout: preparing runs only our bootstrap, and each thread-pool hop of the
-    // async variants costs more CPU than the step itself (measured here: ~4.9 ms a prepared isolate
-    // with them, ~2.8 ms without; bench:service trivial runs 298 → 339/s).
+    // Synchronous unless offThread: preparing runs only our bootstrap, and each thread-pool hop of
+    // the async variants costs more CPU than the step itself.
     const context = offThread ? await isolate.createContext() : isolate.createContextSync();
     const never = new Promise<string>(() => undefined);
     // Replies travel back as the answer to the guest's latest submit (see the guest's wire protocol):

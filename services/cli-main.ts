@@ -5,7 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
+import { CODE_MODE_KINDS, RUNTIME_KINDS } from '../src/code-mode/choices.ts';
 import type { JsonValue } from '../src/json.ts';
+import { LOG_LEVELS } from './config-schema.ts';
 import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
 
 // Loaded on use: `--help` and config errors should not wait for Fastify, TypeScript and the sandbox.
@@ -29,25 +31,13 @@ function configOptions(command: Command): Command {
     .addOption(new Option('-w, --workspace <dir>', `root of the built-in file tools, created if missing (default: ${DEFAULTS.workspace}; env: ${ENV.workspace})`))
     .addOption(new Option('-d, --data <dir>', `session logs and spill files (default: ${DEFAULTS.dataDir}; env: ${ENV.data})`))
     .addOption(
-      new Option('--runtime <kind>', `sandbox runtime (default: ${DEFAULTS.runtime}; env: ${ENV.runtime})`).choices(['in-process', 'process']),
+      new Option('--runtime <kind>', `sandbox runtime (default: ${DEFAULTS.runtime}; env: ${ENV.runtime})`).choices(RUNTIME_KINDS),
     )
     .addOption(
-      new Option('--mode <mode>', `which tools are directly callable: code = run_code only (default: ${DEFAULTS.mode}; env: ${ENV.mode})`).choices([
-        'code',
-        'native',
-        'both',
-      ]),
+      new Option('--mode <mode>', `which tools are directly callable: code = run_code only (default: ${DEFAULTS.mode}; env: ${ENV.mode})`).choices(CODE_MODE_KINDS),
     )
     .addOption(
-      new Option('--log-level <level>', `pino log level, logs go to stderr (default: ${DEFAULTS.logLevel}; env: ${ENV.logLevel})`).choices([
-        'fatal',
-        'error',
-        'warn',
-        'info',
-        'debug',
-        'trace',
-        'silent',
-      ]),
+      new Option('--log-level <level>', `pino log level, logs go to stderr (default: ${DEFAULTS.logLevel}; env: ${ENV.logLevel})`).choices(LOG_LEVELS),
     );
 }
 

@@ -4,11 +4,12 @@
  * error that names it.
  */
 
+import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES, type CodeModeKind, type RuntimeKind, type TypecheckMode } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
 
 export type { McpServerConfig } from '../src/mcp/config.ts';
 
-/** Sandbox limits; an unset field keeps the code mode default (DESIGN §7). */
+/** Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`). */
 export interface LimitsConfig {
   /** Wall time per run incl. nested waits, ms. Default 30,000; at most 600,000. Past it: `timeout`. */
   timeoutMs?: number;
@@ -74,10 +75,11 @@ export interface TenantToken {
   token: string;
 }
 
-export type RuntimeKind = 'in-process' | 'process';
-export type CodeModeKind = 'code' | 'native' | 'both';
-export type TypecheckSetting = 'off' | 'warn' | 'enforce';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type { CodeModeKind, RuntimeKind } from '../src/code-mode/choices.ts';
+export type TypecheckSetting = TypecheckMode;
+/** pino's levels, for `logLevel`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The fully resolved configuration (paths absolute). */
 export interface PtcConfig {
@@ -155,9 +157,9 @@ export const CONFIG_FILE_SCHEMA = {
     host: { type: 'string', minLength: 1 },
     port: { type: 'integer', minimum: 0, maximum: 65535 },
     token: { type: 'string', minLength: 16 },
-    runtime: { enum: ['in-process', 'process'] },
-    mode: { enum: ['code', 'native', 'both'] },
-    typecheck: { enum: ['off', 'warn', 'enforce'] },
+    runtime: { enum: RUNTIME_KINDS },
+    mode: { enum: CODE_MODE_KINDS },
+    typecheck: { enum: TYPECHECK_MODES },
     typechecker: {
       type: 'object',
       additionalProperties: false,
@@ -233,7 +235,7 @@ export const CONFIG_FILE_SCHEMA = {
     },
     maxConcurrentRunsPerClient: positiveInt,
     shutdownGraceMs: { type: 'integer', minimum: 0 },
-    logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    logLevel: { enum: LOG_LEVELS },
     // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
     mcpServers: { type: 'object' },
     typingsBudget: { type: 'integer', minimum: 0 },

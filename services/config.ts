@@ -7,8 +7,10 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
+import { CODE_MODE_KINDS, RUNTIME_KINDS } from '../src/code-mode/choices.ts';
 import {
   CONFIG_FILE_SCHEMA,
+  LOG_LEVELS,
   type CodeModeKind,
   type ConfigFile,
   type LogLevel,
@@ -115,8 +117,8 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     receiveTimeoutMs: file.receiveTimeoutMs ?? DEFAULTS.receiveTimeoutMs,
     maxConnections: file.maxConnections ?? DEFAULTS.maxConnections,
     maxConnectionsPerClient: file.maxConnectionsPerClient ?? DEFAULTS.maxConnectionsPerClient,
-    runtime: oneOf('runtime', pick('runtime'), ['in-process', 'process'], problems) ?? file.runtime ?? DEFAULTS.runtime,
-    mode: oneOf('mode', pick('mode'), ['code', 'native', 'both'], problems) ?? file.mode ?? DEFAULTS.mode,
+    runtime: oneOf('runtime', pick('runtime'), RUNTIME_KINDS, problems) ?? file.runtime ?? DEFAULTS.runtime,
+    mode: oneOf('mode', pick('mode'), CODE_MODE_KINDS, problems) ?? file.mode ?? DEFAULTS.mode,
     typecheck: file.typecheck ?? 'off',
     typechecker: { ...file.typechecker },
     limits: { ...file.limits },
@@ -128,7 +130,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     maxConcurrentRunsPerClient: file.maxConcurrentRunsPerClient ?? DEFAULTS.maxConcurrentRunsPerClient,
     shutdownGraceMs: file.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
     logLevel:
-      oneOf('log level', pick('logLevel'), ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], problems) ??
+      oneOf('log level', pick('logLevel'), LOG_LEVELS, problems) ??
       file.logLevel ??
       DEFAULTS.logLevel,
     mcpServers: {},

@@ -22,7 +22,7 @@ import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
-/** The longest run a client can ask for (DESIGN §7), ms. */
+/** The longest run a client can ask for, ms (code mode's default `maxTimeoutMs`). */
 export const MAX_RUN_MS = 600_000;
 
 /** Load shedding (503 on event-loop lag over 1 s) starts this long after listen, ms. */

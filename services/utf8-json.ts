@@ -1,7 +1,8 @@
 /**
  * The JSON body parser: Fastify's own (prototype-poisoning keys refused),
- * behind a strict UTF-8 check. Fastify decodes bytes leniently, so invalid
- * UTF-8 used to reach a program as U+FFFD characters instead of failing.
+ * behind a strict UTF-8 check. Fastify decodes bytes leniently: without the
+ * check, invalid UTF-8 would reach a program as U+FFFD characters instead of
+ * failing.
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';

@@ -1,5 +1,5 @@
 /**
- * The dispatch pipeline (DESIGN §5), top to bottom:
+ * The dispatch pipeline (docs/architecture.md, "Tools and the dispatch pipeline"), top to bottom:
  * admit → resolve → snapshot+freeze arguments → validate arguments → exec →
  * already aborted? → around-dispatch (wrappers → deadline → body → project
  * output) → post-execute → spill (outer) → `tool/result` event (outer) → result.

@@ -1,5 +1,5 @@
 /**
- * Durable events (DESIGN §6). Only presentation is durable: no event ever
+ * Durable events (docs/architecture.md, "The durable log"). Only presentation is durable: no event ever
  * holds a canonical value or (for nested calls) presentation metadata.
  */
 import type { ContentBlock } from './content.ts';

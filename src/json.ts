@@ -1,5 +1,5 @@
 /**
- * Lossless JSON (DESIGN §4): the only kind of value that crosses a tool
+ * Lossless JSON (docs/architecture.md, "Values: lossless JSON"): the only kind of value that crosses a tool
  * boundary. Types here; the iterative snapshot, check and freeze below.
  */
 import { appendIndex, appendKey } from './json-path.ts';
@@ -63,7 +63,7 @@ export function snapshotFrozenJson(input: unknown, root = 'value'): FrozenJson<J
   return walk(input, root, COPY_AND_FREEZE) as FrozenJson<JsonValue>;
 }
 
-/** True when `input` survives a JSON round trip unchanged (see DESIGN §4). Never throws. */
+/** True when `input` survives a JSON round trip unchanged. Never throws. */
 export function isLosslessJson(input: unknown): input is JsonValue {
   try {
     walk(input, 'value', CHECK);

@@ -1,5 +1,5 @@
 /**
- * The output declaration applied to a value (DESIGN §5): snapshot → validate
+ * The output declaration applied to a value (docs/architecture.md, "Tools and the dispatch pipeline", step 7): snapshot → validate
  * against `output.schema` → deep-freeze → `render` → `presentationMeta`
  * (outer calls only). Any failure is one `ToolOutputError` result.
  */

@@ -1,5 +1,5 @@
 /**
- * Result constructors and token binding (DESIGN §5). Every canonical result
+ * Result constructors and token binding. Every canonical result
  * the pipeline makes is frozen and bound to the token of the dispatch that
  * made it; a result bound to another token (a wrapper's cache) is
  * re-normalised before it is trusted.

@@ -96,7 +96,7 @@ export async function spillResult(
 }
 
 /** Head + notice + tail within `cap` bytes, cut on character boundaries; undefined if the notice alone does not fit. */
-export function buildPreview(bytes: Buffer, cap: number, file: string): string | undefined {
+function buildPreview(bytes: Buffer, cap: number, file: string): string | undefined {
   const total = bytes.length;
   // Sized with `total` in place of the omitted count, which is never longer.
   const budget = cap - Buffer.byteLength(notice(total, total, file));

@@ -1,5 +1,5 @@
 /**
- * The tool contract (DESIGN §5), types only: definitions, the immutable exec
+ * The tool contract (docs/architecture.md, "Tools and the dispatch pipeline"), types only: definitions, the immutable exec
  * identity, results, hooks and the registry surface. Implementations import it.
  */
 import type { ContentBlock } from './content.ts';

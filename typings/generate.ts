@@ -1,5 +1,5 @@
 /**
- * `generateTypings`: tool schemas → the `.d.ts` the model is shown (DESIGN §7).
+ * `generateTypings`: tool schemas → the `.d.ts` the model is shown.
  * Each tool's argument and output types are rendered by json-schema-to-typescript;
  * this file only assembles them, sorted by tool name, under a fixed header.
  */

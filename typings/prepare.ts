@@ -12,7 +12,7 @@ export interface PreparedTool {
   description?: string;
   args: SafeNode;
   output: SafeNode;
-  /** An MCP tool whose advertised outputSchema could not be enforced (DESIGN §8). */
+  /** An MCP tool whose advertised outputSchema could not be enforced (it is typed `UnvalidatedJson`). */
   unvalidatedOutput: boolean;
 }
 

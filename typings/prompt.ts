@@ -1,10 +1,10 @@
 /**
- * `renderPrompt`: the model-facing instructions for writing a run_code program
- * (DESIGN §7), followed by the typings in a ts block. Markdown.
+ * `renderPrompt`: the model-facing instructions for writing a run_code program,
+ * followed by the typings in a ts block. Markdown.
  */
 import { CALL_ERROR_CODES, CALL_ERROR_CODE_LIST } from './call-error-codes.ts';
 
-/** The run limits the prompt states. Defaults are DESIGN §7's; pass the configured ones. */
+/** The run limits the prompt states. Defaults are `DEFAULT_CODE_MODE_LIMITS`; pass the configured ones. */
 export interface PromptLimits {
   /** Wall time of a run including nested waits, ms. Default 30,000. */
   timeoutMs: number;

@@ -4,7 +4,7 @@
  * nested calls and log lines are relayed over IPC, the results relayed back.
  */
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
-import type { ChildBudgetReport, ChildMessage, ChildRuntimeOptions, ParentMessage } from './protocol.ts';
+import type { ChildBudgetReport, ChildMessage, ChildRuntimeOptions, DoneOutcome, ParentMessage } from './protocol.ts';
 
 type RuntimeFactory = (options?: ChildRuntimeOptions) => SandboxRuntime;
 
@@ -92,9 +92,10 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
     : Promise.resolve(crashed('the sandbox process took a run before its runtime was ready'));
   outcome
     .catch(() => crashed('the sandbox runtime failed unexpectedly during the run; run it again'))
-    .then((result) => {
+    .then(({ logs: _relayed, ...outcome }) => {
       runs.delete(runId);
-      send({ type: 'done', runId, outcome: result });
+      // The lines went live through onLog; the parent has them, in order.
+      send({ type: 'done', runId, outcome: outcome as DoneOutcome });
     });
 }
 

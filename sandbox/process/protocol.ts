@@ -3,18 +3,17 @@
  * Program values stay JSON text end to end; the channel carries strings.
  */
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
+import type { InProcessRuntimeOptions } from '../in-process-runtime.ts';
 
-/** What each child passes to its runtime factory. */
-export interface ChildRuntimeOptions {
-  warmPoolSize?: number;
-  warmPoolMemoryMiB?: number;
-  /** The child's share of the budget: the child measures its runs and stops the one that grew most. */
-  memoryBudgetMiB?: number;
-  runReserveMiB?: number;
-  maxActiveRuns?: number;
-  queueLimit?: number;
-  queueTimeoutMs?: number;
-}
+/**
+ * A run's outcome as `done` carries it: without its logs. Every line already
+ * crossed in its own `log` message, and IPC keeps order, so the parent
+ * rebuilds the list from those and each line crosses once.
+ */
+export type DoneOutcome = SandboxRunOutcome extends infer O ? (O extends unknown ? Omit<O, 'logs'> : never) : never;
+
+/** What each child passes to its runtime factory: the in-process runtime's options, sent as JSON. */
+export type ChildRuntimeOptions = InProcessRuntimeOptions;
 
 /** The child runtime's budget figures, sent with each heartbeat answer. */
 export interface ChildBudgetReport {
@@ -44,7 +43,7 @@ export type ChildMessage =
   | { type: 'init-failed'; message: string }
   | { type: 'call'; runId: number; callSeq: number; name: string; argsJson: string }
   | { type: 'log'; runId: number; line: string }
-  | { type: 'done'; runId: number; outcome: SandboxRunOutcome }
+  | { type: 'done'; runId: number; outcome: DoneOutcome }
   | { type: 'pong'; seq: number; rssBytes: number; budget?: ChildBudgetReport };
 
 const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'done', 'pong']);

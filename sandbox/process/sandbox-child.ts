@@ -28,7 +28,7 @@ interface InFlightRun {
   request: SandboxRunRequest;
   /** Nested calls relayed and not yet answered: while any is, the run waits and computes nothing. */
   callsInFlight: number;
-  /** Every line relayed so far: a run whose process dies keeps them. */
+  /** Every line relayed so far, in order: the run's logs (`done` carries none), kept when its process dies. */
   logs: string[];
   resolve(outcome: SandboxRunOutcome): void;
   deadline: NodeJS.Timeout;
@@ -256,9 +256,11 @@ export class SandboxChild {
         run.request.onLog?.(message.line);
         return;
       }
-      case 'done':
-        this.#finish(message.runId, message.outcome);
+      case 'done': {
+        const run = this.#runs.get(message.runId);
+        if (run) this.#finish(message.runId, { ...message.outcome, logs: run.logs } as SandboxRunOutcome);
         return;
+      }
     }
   }
 

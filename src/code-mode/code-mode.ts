@@ -22,12 +22,13 @@ import type { JsonValue } from '../json.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
 import type { ToolDefinition, ToolErrorInfo, ToolRegistry } from '../tool.ts';
 import type { SandboxRuntime } from '../sandbox-runtime.ts';
+import { CODE_MODE_KINDS, TYPECHECK_MODES, describeChoices, type CodeModeKind } from './choices.ts';
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
 import { createRunCodeTool, RUN_CODE, type TypecheckMode } from './run-code-tool.ts';
 import { commitOrderHook } from './scheduler.ts';
 import type { TypingsService } from './typings-service.ts';
 
-export type CodeModeKind = 'code' | 'native' | 'both';
+export type { CodeModeKind } from './choices.ts';
 
 export interface CodeModeCoreOptions {
   registry: ToolRegistry;
@@ -106,8 +107,8 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   const limits = Object.freeze(resolveLimits(options.limits));
   const mode = options.mode ?? 'code';
   const typecheck = options.typecheck ?? 'off';
-  if (!['code', 'native', 'both'].includes(mode)) throw new TypeError(`mode must be 'code', 'native' or 'both' (got ${String(mode)})`);
-  if (!['off', 'warn', 'enforce'].includes(typecheck)) throw new TypeError(`typecheck must be 'off', 'warn' or 'enforce' (got ${String(typecheck)})`);
+  if (!(CODE_MODE_KINDS as readonly string[]).includes(mode)) throw new TypeError(`mode must be ${describeChoices(CODE_MODE_KINDS)} (got ${String(mode)})`);
+  if (!(TYPECHECK_MODES as readonly string[]).includes(typecheck)) throw new TypeError(`typecheck must be ${describeChoices(TYPECHECK_MODES)} (got ${String(typecheck)})`);
   if (typecheck !== 'off' && typings === undefined) {
     throw new TypeError(`typecheck '${typecheck}' needs a typings service: pass typings, or set typecheck to 'off'`);
   }

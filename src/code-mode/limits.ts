@@ -1,5 +1,6 @@
 /**
- * Code Mode limits (DESIGN §7): what one run_code program may use.
+ * Code Mode limits: what one run_code program may use. SECURITY.md lists them
+ * with what happens at each.
  */
 
 export interface CodeModeLimits {

@@ -1,5 +1,5 @@
 /**
- * `run_code` as an ordinary canonical tool (DESIGN §7): it type-checks
+ * `run_code` as an ordinary canonical tool (docs/architecture.md, "Code Mode"): it type-checks
  * (optionally), runs the program in the sandbox runtime with one stub per
  * registered tool, and returns `{ logs, result? }`. Every failure is a thrown
  * `CODE_RUN_FAILED` (or `ABORTED` when the outer signal fired), which the
@@ -10,6 +10,7 @@ import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
 import type { ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
+import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler } from './scheduler.ts';
@@ -18,7 +19,7 @@ import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
 export const RUN_CODE = 'run_code';
 const FILENAME = 'agent.ts';
 
-export type TypecheckMode = 'off' | 'warn' | 'enforce';
+export type { TypecheckMode } from './choices.ts';
 
 export interface RunCodeDeps {
   registry: ToolRegistry;

@@ -92,7 +92,7 @@ function capResult(event: Extract<NewToolEvent, { type: 'tool/result' }>, max: n
 }
 
 /** UTF-8 bytes of the text and data a list of blocks carries. */
-export function contentBytes(content: readonly ContentBlock[]): number {
+function contentBytes(content: readonly ContentBlock[]): number {
   let total = 0;
   for (const block of content) total += blockBytes(block);
   return total;

@@ -1,5 +1,5 @@
 /**
- * The MCP bridge (DESIGN §8): MCP servers' tools as canonical tools.
+ * The MCP bridge (docs/architecture.md, "MCP: the bridge and the faces"): MCP servers' tools as canonical tools.
  */
 export { connectMcpServers } from './bridge.ts';
 export type { McpBridge, McpBridgeOptions } from './bridge.ts';

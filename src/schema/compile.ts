@@ -1,5 +1,5 @@
 /**
- * The author DSL (DESIGN §3) compiled to the raw subset. Every violation is
+ * The author DSL (docs/architecture.md, "Schemas") compiled to the raw subset. Every violation is
  * collected with its path (`parameters.a.items`) and thrown at once as one
  * {@link SchemaError}. Iterative: 5,000-deep schemas compile without
  * overflowing the stack. The spec is never mutated; the output is a fresh,
@@ -9,7 +9,7 @@ import { deepFreeze, isLosslessJson, snapshotJson } from '../json.ts';
 import { appendIndex, appendKey } from '../json-path.ts';
 import { ANNOTATION_KEYS, SUPPORTED_KEYWORDS_HINT, checkAnnotation, checkLiterals, isPlainRecord } from './keywords.ts';
 import { SchemaError } from './schema-error.ts';
-import type { JsonSchemaNode, ParameterSchemaSpec, ValueSchemaSpec } from './types.ts';
+import type { JsonSchemaNode, ValueSchemaSpec } from './types.ts';
 
 export { SchemaError } from './schema-error.ts';
 
@@ -45,18 +45,6 @@ export function compileValueSpec(spec: ValueSchemaSpec, root = 'schema'): JsonSc
   return node;
 }
 
-/**
- * Compiles a parameter property map to its root object node
- * `{type: 'object', properties, required, additionalProperties: true}`: the
- * root stays open. `root` names the root in violation paths (default
- * `parameters`). Throws {@link SchemaError}.
- */
-export function compileParameterSpec(spec: ParameterSchemaSpec, root = 'parameters'): JsonSchemaNode {
-  const { node, violations } = compileParameters(spec, root);
-  if (violations.length > 0) throw new SchemaError(violations);
-  return node;
-}
-
 /** Non-throwing form of {@link compileValueSpec}: the node (meaningful only without violations) and every violation. */
 export function compileValue(spec: unknown, root = 'schema'): { node: JsonSchemaNode; violations: string[] } {
   const out: Record<string, unknown> = {};
@@ -64,7 +52,13 @@ export function compileValue(spec: unknown, root = 'schema'): { node: JsonSchema
   return { node: deepFreeze(out) as JsonSchemaNode, violations };
 }
 
-/** Non-throwing form of {@link compileParameterSpec}. */
+/**
+ * Compiles a parameter property map to its root object node
+ * `{type: 'object', properties, required, additionalProperties: true}`: the
+ * root stays open. `root` names the root in violation paths (default
+ * `parameters`). Returns the node (meaningful only without violations) and
+ * every violation.
+ */
 export function compileParameters(spec: unknown, root = 'parameters'): { node: JsonSchemaNode; violations: string[] } {
   const out: Record<string, unknown> = { type: 'object' };
   const tasks: Task[] = [];

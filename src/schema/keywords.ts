@@ -1,5 +1,5 @@
 /**
- * Shared vocabulary of the schema subset (DESIGN §3): the types, the
+ * Shared vocabulary of the schema subset: the types, the
  * annotations and the checks that the DSL compiler and the raw-subset checker
  * both apply.
  */

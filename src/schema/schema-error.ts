@@ -1,4 +1,4 @@
-/** Thrown when a schema (DSL or raw) is outside what DESIGN §3 supports. */
+/** Thrown when a schema (DSL or raw) is outside the supported subset (docs/architecture.md, "Schemas"). */
 export class SchemaError extends Error {
   override name = 'SchemaError';
   /** Every violation found, each `path: what is wrong and what to do`. */

@@ -1,5 +1,5 @@
 /**
- * The raw JSON Schema subset (DESIGN §3): `type` (one string), `oneOf`,
+ * The raw JSON Schema subset (docs/architecture.md, "Schemas"): `type` (one string), `oneOf`,
  * `properties`, `required`, `additionalProperties` (boolean), `items` (one
  * schema), `enum`, `const` and the annotations. Raw and dynamic (MCP)
  * definitions may declare only this; anything else is refused with every

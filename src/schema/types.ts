@@ -1,5 +1,5 @@
 /**
- * Schema types (DESIGN §3): the author DSL (`ValueSchemaSpec`,
+ * Schema types (docs/architecture.md, "Schemas"): the author DSL (`ValueSchemaSpec`,
  * `ParameterSchemaSpec`), the raw subset it compiles to (`JsonSchemaNode`),
  * and static inference (`InferArgs`, `InferValue`).
  */
@@ -68,7 +68,7 @@ export type PropertySpec = ValueSchemaSpec & { readonly required?: true };
 /** The parameter root: a property map. The implicit root object stays open. */
 export type ParameterSchemaSpec = { readonly [key: string]: PropertySpec };
 
-/** The raw JSON Schema subset (DESIGN §3). Anything else is refused at registration. */
+/** The raw JSON Schema subset. Anything else is refused at registration. */
 export interface JsonSchemaNode {
   type?: 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object';
   oneOf?: JsonSchemaNode[];

@@ -1,5 +1,5 @@
 /**
- * Value validation against the raw subset (DESIGN §3), on ajv 8.
+ * Value validation against the raw subset (docs/architecture.md, "Schemas"), on ajv 8.
  *
  * - One fresh Ajv instance per validator, compiled once (at registration):
  *   ajv's shared code scope grows with every compile, so a shared instance

@@ -13,7 +13,7 @@ import { WorkspaceError } from './workspace-error.ts';
 type PatternLimits = Pick<ResolvedLimits, 'maxPatternChars' | 'maxPatternDepth'>;
 
 /** Deepest nesting of groups in a regular expression source; escapes and character classes are skipped. */
-export function regexNesting(source: string): number {
+function regexNesting(source: string): number {
   let depth = 0;
   let max = 0;
   let inClass = false;
@@ -40,7 +40,7 @@ export function regexNesting(source: string): number {
  * conservatively: `(` and `{` inside a bracket class count too, as does an
  * opener never closed.
  */
-export function globNesting(pattern: string): number {
+function globNesting(pattern: string): number {
   let depth = 0;
   let max = 0;
   for (let i = 0; i < pattern.length; i++) {

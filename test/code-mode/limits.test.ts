@@ -64,7 +64,8 @@ const CATCH_BIG_THEN_SMALL = (big: string) => `
   const small = await tools.take({ data: 'ok' });
   return { refused, small };`;
 
-// The isolate refuses by characters before submitting; the host counts UTF-8 bytes
+// The catalogue of the argument-size refusal (other tests check its code): the isolate refuses
+// by characters before submitting; the host counts UTF-8 bytes
 // ('é' is 611 characters of JSON but 1,211 bytes). Neither refusal takes a call number.
 it.each([
   { who: 'the isolate', big: "'x'.repeat(2_000)", message: 'tool arguments are 2011 characters of JSON' },

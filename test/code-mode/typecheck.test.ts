@@ -84,15 +84,15 @@ describe('a check that does not complete', () => {
     expect(result.isError && result.error.message).toMatch(/^code run failed \(typecheck\): /);
   }, 60_000);
 
-  it("'enforce' fails a program the checker throws on, where it used to pass unchecked", async () => {
+  it("'enforce' fails a program the checker throws on; it never passes unchecked", async () => {
     bench = createBench({ typings, typecheck: 'enforce' });
     bench.registry.register(count);
     calls = 0;
     const result = await bench.runCode(`await tools.count({ by: 1 });\nreturn ${'('.repeat(50_000)}1${')'.repeat(50_000)};`);
     expect(calls).toBe(0);
-    expect(result.isError && result.error.message).toBe(
-      'code run failed (typecheck): the program could not be type-checked, so nothing ran: the type-checker failed on this program (RangeError: Maximum call stack size exceeded); simplify the program (very deep nesting; huge unions, mapped or template-literal types over many members) and run it again',
-    );
+    // The checker's sentence is pinned in test/typings/typecheck-pool.test.ts; here, the run's kind and prefix.
+    expect(result.isError && result.error.info).toMatchObject({ code: 'CODE_RUN_FAILED', kind: 'typecheck' });
+    expect(result.isError && result.error.message).toMatch(/^code run failed \(typecheck\): the program could not be type-checked, so nothing ran: the type-checker failed on this program/);
   }, 60_000);
 
   it("'warn' gives the check half the run's time, then runs the program with a line saying it is unchecked", async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcessRuntime } from '../../sandbox/process/process-runtime.ts';
-import { gatedTool, processRuntime, request } from './process-helpers.ts';
+import { gatedTool, parkedRun, processRuntime, request } from './process-helpers.ts';
 
 let runtime: ProcessRuntime | undefined;
 afterEach(async () => {
@@ -46,9 +46,7 @@ describe('process runtime: a child dies during a run', () => {
   it('replaces a child that stops answering heartbeats, failing its run `crashed`', async () => {
     runtime = processRuntime({ children: 1, heartbeatIntervalMs: 100, heartbeatTimeoutMs: 2_000 });
     await runtime.ready();
-    const tool = gatedTool();
-    const stuck = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool }));
-    await tool.called;
+    const { pending: stuck } = await parkedRun(runtime);
     const child = runtime.processes().find((candidate) => candidate.runs === 1);
     expect(child).toBeDefined();
     process.kill(child!.pid, 'SIGSTOP');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcessRuntime } from '../../sandbox/process/process-runtime.ts';
-import { gatedTool, isGone, limits, processRuntime, request } from './process-helpers.ts';
+import { isGone, limits, parkedRun, processRuntime, request } from './process-helpers.ts';
 
 let runtime: ProcessRuntime | undefined;
 afterEach(async () => {
@@ -15,10 +15,8 @@ describe('process runtime: the parent’s deadline is authoritative', () => {
   it('kills a child that has not ended the run by deadline + grace', async () => {
     runtime = processRuntime(options);
     await runtime.ready();
-    const tool = gatedTool();
     const started = performance.now();
-    const pending = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool, limits: { ...limits, timeoutMs: 500 } }));
-    await tool.called;
+    const { pending } = await parkedRun(runtime, { limits: { ...limits, timeoutMs: 500 } });
     const [child] = runtime.processes();
     // A frozen child cannot end the run, whatever its runtime would do.
     process.kill(child.pid, 'SIGSTOP');
@@ -50,9 +48,7 @@ describe('process runtime: the parent’s deadline is authoritative', () => {
     runtime = processRuntime(options);
     await runtime.ready();
     const controller = new AbortController();
-    const tool = gatedTool();
-    const pending = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool, signal: controller.signal }));
-    await tool.called;
+    const { pending, tool } = await parkedRun(runtime, { signal: controller.signal });
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, failure: { kind: 'abort' } });
     tool.release({ ok: true, valueJson: '{}' });
@@ -64,9 +60,7 @@ describe('process runtime: the parent’s deadline is authoritative', () => {
     runtime = processRuntime(options);
     await runtime.ready();
     const controller = new AbortController();
-    const tool = gatedTool();
-    const pending = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool, signal: controller.signal }));
-    await tool.called;
+    const { pending } = await parkedRun(runtime, { signal: controller.signal });
     const [child] = runtime.processes();
     process.kill(child.pid, 'SIGSTOP');
     controller.abort();

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type {
   SandboxCallOutcome,
   SandboxLimits,
+  SandboxRunOutcome,
   SandboxRunRequest,
 } from '../../src/sandbox-runtime.ts';
 import { createProcessRuntime, type ProcessRuntime, type ProcessRuntimeOptions } from '../../sandbox/process/process-runtime.ts';
@@ -52,6 +53,20 @@ export function gatedTool(): {
     called: called.promise,
     release: gate.resolve,
   };
+}
+
+/**
+ * Starts a run that parks in its first tool call (`await tools.wait({})`);
+ * resolves once that call reached the parent, with the run and its gate.
+ */
+export async function parkedRun(
+  runtime: ProcessRuntime,
+  overrides: Partial<SandboxRunRequest> = {},
+): Promise<{ pending: Promise<SandboxRunOutcome>; tool: ReturnType<typeof gatedTool> }> {
+  const tool = gatedTool();
+  const pending = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool, ...overrides }));
+  await tool.called;
+  return { pending, tool };
 }
 
 /** True when no such process exists (or only its zombie does). */

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { gatedTool, isGone, processRuntime, request } from './process-helpers.ts';
+import { isGone, parkedRun, processRuntime, request } from './process-helpers.ts';
 
 describe('process runtime: shutdown', () => {
   it('close() fails in-flight runs, kills every child and refuses later runs', async () => {
@@ -10,9 +10,7 @@ describe('process runtime: shutdown', () => {
     await runtime.ready();
     const pids = runtime.processes().map((child) => child.pid);
     expect(pids).toHaveLength(2);
-    const tool = gatedTool();
-    const pending = runtime.run(request('await tools.wait({})\nreturn 1', { callTool: tool.callTool }));
-    await tool.called;
+    const { pending, tool } = await parkedRun(runtime);
 
     await runtime.close();
     expect(await pending).toMatchObject({

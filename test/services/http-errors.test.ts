@@ -18,6 +18,7 @@ describe('HTTP error catalogue', () => {
     expect(mapped.message).not.toContain('/etc');
   });
 
+  // The catalogue of validation sentences: the route tests check only the code and the field.
   it('names fields in validation messages', () => {
     expect(
       describeValidation(

@@ -49,7 +49,7 @@ describe('ptcPlugin on a host instance', () => {
     expect(body).toMatchObject({ isError: false, value: { result: 5 }, stats: { calls: 1 } });
     expect(await json(fetch(`${url}/ptc/v1/sessions/h/events`, { headers: auth }))).toEqual({ events: body.events });
     const strict = await post(`${url}/ptc/v1/run`, { code: 'return 1', timeoutMs: '5' }, auth);
-    expect(await json(strict)).toMatchObject({ statusCode: 400, code: 'INVALID_REQUEST', message: 'body.timeoutMs must be integer' });
+    expect(await json(strict)).toMatchObject({ statusCode: 400, code: 'INVALID_REQUEST', message: expect.stringContaining('body.timeoutMs') });
   });
 
   it('streams live logs through the log router', async () => {

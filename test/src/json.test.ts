@@ -20,7 +20,7 @@ function deepArray(depth: number, leaf: unknown = 0): unknown {
   return value;
 }
 
-describe('snapshotJson rejects each lossy kind (DESIGN §4) with its path', () => {
+describe('snapshotJson rejects each lossy kind with its path', () => {
   const sparse = [1, , 3];
   const extraKey = Object.assign([1, 2], { extra: true });
   const cyclic: { a: { b?: unknown } } = { a: {} };

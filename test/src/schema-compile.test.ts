@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileParameterSpec, compileValueSpec, SchemaError } from '../../src/schema/compile.ts';
+import { compileValueSpec, SchemaError } from '../../src/schema/compile.ts';
+import { compileParameterSpec } from '../helpers/schema.ts';
 import { checkSchemaSubset } from '../../src/schema/subset.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../../src/schema/types.ts';
 import { createValidator } from '../../src/schema/validate.ts';

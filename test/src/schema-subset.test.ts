@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SchemaError } from '../../src/schema/schema-error.ts';
 import { checkSchemaSubset, normalizeRawSchema } from '../../src/schema/subset.ts';
 
-describe('checkSchemaSubset (raw schemas, DESIGN §3)', () => {
+describe('checkSchemaSubset (raw schemas)', () => {
   it('accepts everything the subset allows', () => {
     const schema = {
       type: 'object',

@@ -1,5 +1,5 @@
 /**
- * Static inference (DESIGN §3). These assertions are checked by `tsc --noEmit`
+ * Static inference. These assertions are checked by `tsc --noEmit`
  * (part of `npm test`); at run time they only prove the file loads.
  */
 import { describe, expectTypeOf, it } from 'vitest';

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../src/registry.ts';
-import { buildPreview } from '../../src/spill.ts';
 import type { ToolExecutionResult } from '../../src/tool.ts';
 import { bodyTool, echoTool, textOf } from './tool-fixtures.ts';
 
@@ -50,11 +49,13 @@ describe('spill projection', () => {
     expect(await readFile(join(dir, 'spill', 'sess', 'call2.txt'), 'utf8')).toBe(text);
   });
 
-  it('keeps the preview within the cap and on character boundaries for multi-byte text', () => {
+  it('keeps the preview within the cap and on character boundaries for multi-byte text', async () => {
     const text = '€😀'.repeat(3000);
-    const bytes = Buffer.from(text);
     for (const cap of [512, 513, 700, 1001]) {
-      const preview = buildPreview(bytes, cap, '/tmp/x/s/c.txt')!;
+      const registry = createToolRegistry({ spill: { dir: join(dir, 'spill'), shownAs: '/x', maxInlineBytes: cap } });
+      registry.register(echoTool());
+      const preview = textOf(await registry.dispatch({ name: 'echo', arguments: { text }, sessionId: 's', callId: `c${cap}` }));
+      expect(preview).toContain('/x/s/c');
       expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(cap);
       expect(preview).not.toContain('\uFFFD');
     }

@@ -3,7 +3,7 @@
  * matched off the host's event loop, and stopped by the call's deadline.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { globNesting, regexNesting } from '../../src/tools/pattern-caps.ts';
+import { checkGlobPattern, checkRegexPattern } from '../../src/tools/pattern-caps.ts';
 import type { GrepJob } from '../../src/tools/search-jobs.ts';
 import { createSearchPool } from '../../src/tools/search-pool.ts';
 import { createHarness, type Harness } from './helpers.ts';
@@ -32,15 +32,28 @@ async function raceWithLoop(pending: Promise<unknown>): Promise<string[]> {
   return order;
 }
 
+/** The nesting depth a check reports for `pattern` under a depth cap of 0 (0 when it passes). */
+function reportedDepth(check: (pattern: string) => void, pattern: string): number {
+  try {
+    check(pattern);
+    return 0;
+  } catch (error) {
+    return Number(/ (\d+) deep, over the limit of 0/.exec((error as Error).message)?.[1]);
+  }
+}
+const depthCap = { maxPatternChars: 1_000_000, maxPatternDepth: 0 };
+const regexNesting = (source: string) => reportedDepth((p) => checkRegexPattern(p, '', depthCap), source);
+const globNesting = (pattern: string) => reportedDepth((p) => checkGlobPattern('pattern', p, depthCap), pattern);
+
 describe('pattern caps (checked before compiling)', () => {
-  it('regexNesting counts groups, skipping escapes and character classes', () => {
+  it('the regex depth counts groups, skipping escapes and character classes', () => {
     expect(regexNesting('a(b(c)d)(e)')).toBe(2);
     expect(regexNesting('\\((\\()[(((]')).toBe(1);
     expect(regexNesting('[\\]((]')).toBe(0);
     expect(regexNesting('(a|'.repeat(7000) + 'a' + ')'.repeat(7000))).toBe(7000);
   });
 
-  it('globNesting counts groups, extglobs and braces together', () => {
+  it('the glob depth counts groups, extglobs and braces together', () => {
     expect(globNesting('src/**/*.{ts,js}')).toBe(1);
     expect(globNesting('+(a|@(b|{c,d}))')).toBe(3);
     expect(globNesting('\\{\\(a')).toBe(0);

@@ -112,6 +112,7 @@ describe('read', () => {
     }
   });
 
+  // The one test that pins the binary-file sentence (write and edit share it).
   it('refuses binary files with a clear message instead of dumping them', async () => {
     await h.file('bin.dat', new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01, 0x02]));
     expect(await h.failure('read', { file_path: 'bin.dat' })).toBe(

@@ -52,7 +52,7 @@ describe('snapshotJson and isLosslessJson', () => {
   });
 });
 
-/** Schemas inside the raw subset (DESIGN §3). */
+/** Schemas inside the raw subset. */
 const schemaArb: fc.Arbitrary<JsonSchemaNode> = fc.letrec<{ schema: JsonSchemaNode }>((tie) => ({
   schema: fc.oneof(
     { depthSize: 'small' },
