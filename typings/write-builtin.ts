@@ -13,7 +13,7 @@ import { generateTypings } from './generate.ts';
 
 export const BUILTIN_TYPINGS_FILE = new URL('./builtin.d.ts', import.meta.url);
 
-const NOTE = '// typings/builtin.d.ts: the built-in tool set. Regenerate with `npm run typings`.';
+const NOTE = '// Regenerate: npm run typings';
 
 /** The content builtin.d.ts should have. */
 export async function builtinTypings(): Promise<string> {
