@@ -30,7 +30,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
   return defineTool({
     name: 'edit',
     description:
-      'Replace old_string (exact, not empty) by a different new_string in a text file; it must occur once unless replace_all.',
+      'Replace old_string (exact, not empty) by a different new_string in a file; it must occur once unless replace_all.',
     parameters,
     output: {
       schema: valueSchema,

@@ -36,7 +36,7 @@ export function createGlobTool({ workspace, limits, ignoreDirectories, search }:
   return defineTool({
     name: 'glob',
     description:
-      'Files below path (default: root) matching pattern (e.g. "src/**/*.ts"), ' +
+      'Files below path matching pattern (e.g. "src/**/*.ts"), ' +
       `as sorted workspace-relative paths; at most ${limits.maxResults}.${skippedDirectories(ignoreDirectories)}`,
     parameters,
     output: {

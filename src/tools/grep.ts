@@ -45,7 +45,7 @@ export function createGrepTool({ workspace, limits, ignoreDirectories, search }:
   return defineTool({
     name: 'grep',
     description:
-      'Lines matching pattern (JS regex, e.g. "def\\s+\\w+") in the file or tree at path (default: root); ' +
+      'Search file contents for lines matching pattern (JS regular expression, e.g. "def\\s+\\w+") in path (a file or tree); ' +
       `at most ${limits.maxResults}, files before subdirectories. ` +
       `Skips binary files, files over ${byteSize(limits.maxGrepFileBytes)}${ignoreDirectories.size > 0 ? `, ${[...ignoreDirectories].join(', ')}` : ''}; ` +
       `cuts lines at ${limits.maxLineChars} chars.`,
