@@ -150,6 +150,7 @@ function isDocLine(line: string): boolean {
   return /^\/\*\*.*\*\/$/.test(line) && !line.slice(3, -2).includes('*/');
 }
 
+/** Net `{` minus `}` of a line, outside string literals and (inline, folded) doc comments. */
 function braceDelta(line: string): number {
   let delta = 0;
   let inString = false;
@@ -159,7 +160,11 @@ function braceDelta(line: string): number {
       if (ch === '\\') i++;
       else if (ch === '"') inString = false;
     } else if (ch === '"') inString = true;
-    else if (ch === '{') delta++;
+    else if (ch === '/' && line[i + 1] === '*') {
+      const end = line.indexOf('*/', i + 2);
+      if (end === -1) break;
+      i = end + 1;
+    } else if (ch === '{') delta++;
     else if (ch === '}') delta--;
   }
   return delta;

@@ -23,6 +23,9 @@ describe('collapseBlocks', () => {
     const multiLine = ['a: {', '/**', ' * Two', ' * lines.', ' */', 'b: string', '}'].join('\n');
     expect(collapseBlocks(multiLine, 200)).toBe(multiLine);
     expect(collapseBlocks(['a: {', 'b: "}{"', '}'].join('\n'), 200)).toBe('a: { b: "}{" }');
+    // A brace in a doc comment is text, not structure: the outer block still folds.
+    const braceInDoc = ['a: {', 'b: {', '/** Opens with { alone. */', 'c: string', '}', '}'].join('\n');
+    expect(collapseBlocks(braceInDoc, 200)).toBe('a: { b: { /** Opens with { alone. */ c: string } }');
   });
 
   it('renders typings tsc accepts, docs and all, for a documented nested union', async () => {
