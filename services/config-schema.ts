@@ -6,6 +6,7 @@
 
 import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES, type CodeModeKind, type RuntimeKind, type TypecheckMode } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
+import type { BuiltinToolLimits } from '../src/tools/limits.ts';
 
 export type { McpServerConfig } from '../src/mcp/config.ts';
 
@@ -34,6 +35,14 @@ export interface LimitsConfig {
   /** Concurrency-safe nested calls in flight per run. Default 10; more wait. */
   maxParallelCalls?: number;
 }
+
+/**
+ * Limits of the built-in workspace tools (read, write, edit, glob, grep); an
+ * unset field keeps its default. Each field's default, unit and behaviour at
+ * the limit: `BuiltinToolLimits` (src/tools/limits.ts) and docs/service.md.
+ * The tools' descriptions, and so the typings, state the values in force.
+ */
+export type ToolLimitsConfig = BuiltinToolLimits;
 
 /** Sandbox admission (both runtimes) and the child-process pool (runtime `process`). */
 export interface PoolConfig {
@@ -120,6 +129,8 @@ export interface PtcConfig {
   /** The type-checker's threads and budgets; an unset field keeps its default. */
   typechecker: TypecheckerConfig;
   limits: LimitsConfig;
+  /** Limits of the built-in workspace tools; an unset field (or none at all) keeps its default. */
+  toolLimits?: ToolLimitsConfig;
   /** Sandbox admission and the `process` runtime's pool; an unset field keeps its default. */
   pool: PoolConfig;
   /** Tool names (built-in or `<server>__<tool>`) never registered. Default []. */
@@ -145,6 +156,26 @@ export interface PtcConfig {
 }
 
 const positiveInt = { type: 'integer', minimum: 1 } as const;
+
+/** Every key of `ToolLimitsConfig` (test/services/config.test.ts checks none is missing). */
+const TOOL_LIMITS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    readPageLines: positiveInt,
+    maxLineChars: positiveInt,
+    maxEditBytes: positiveInt,
+    maxGrepFileBytes: positiveInt,
+    maxResults: positiveInt,
+    renderPageSize: positiveInt,
+    maxPatternChars: positiveInt,
+    maxPatternDepth: positiveInt,
+    // The longest a Node timer can wait; a longer one would fire at once.
+    searchTimeoutMs: { type: 'integer', minimum: 1, maximum: 2_147_483_647 },
+    searchWorkers: { type: 'integer', minimum: 1, maximum: 64 },
+    searchWorkerHeapMiB: positiveInt,
+  },
+} as const;
 
 /** JSON Schema of the config file (every key optional). */
 export const CONFIG_FILE_SCHEMA = {
@@ -186,6 +217,7 @@ export const CONFIG_FILE_SCHEMA = {
         maxParallelCalls: positiveInt,
       },
     },
+    toolLimits: TOOL_LIMITS_SCHEMA,
     pool: {
       type: 'object',
       additionalProperties: false,
@@ -254,6 +286,7 @@ export interface ConfigFile {
   typecheck?: TypecheckSetting;
   typechecker?: TypecheckerConfig;
   limits?: LimitsConfig;
+  toolLimits?: ToolLimitsConfig;
   pool?: PoolConfig;
   disabledTools?: string[];
   spill?: { maxInlineBytes: number };

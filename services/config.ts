@@ -18,7 +18,7 @@ import {
   type RuntimeKind,
 } from './config-schema.ts';
 
-export type { PtcConfig, TenantToken, ConfigFile, McpServerConfig, LimitsConfig, RuntimeKind, CodeModeKind, LogLevel } from './config-schema.ts';
+export type { PtcConfig, TenantToken, ConfigFile, McpServerConfig, LimitsConfig, ToolLimitsConfig, RuntimeKind, CodeModeKind, LogLevel } from './config-schema.ts';
 
 /** Options given on the command line; each wins over its env var. */
 export interface ConfigFlags {
@@ -122,6 +122,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     typecheck: file.typecheck ?? 'off',
     typechecker: { ...file.typechecker },
     limits: { ...file.limits },
+    toolLimits: { ...file.toolLimits },
     pool: { ...file.pool },
     disabledTools: [...(file.disabledTools ?? [])],
     spill: file.spill,

@@ -52,7 +52,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     spill: config.spill === undefined || !durable ? undefined : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
-  for (const tool of createBuiltinTools({ workspace: config.workspace })) {
+  for (const tool of createBuiltinTools({ workspace: config.workspace, limits: config.toolLimits })) {
     if (!disabled.has(tool.name)) registry.register(tool);
   }
   const logs = createLogRouter();

@@ -10,7 +10,7 @@ import { compileMember, type MapName } from './compile-member.ts';
 import type { LruCache } from './lru.ts';
 import { prepareTools, type PreparedTool } from './prepare.ts';
 import { DEFAULT_SCHEMA_LIMITS, type SafeNode, type SchemaLimits } from './safe-schema.ts';
-import { indent, singleLineDocs } from './text.ts';
+import { collapseBlocks, indent, singleLineDocs } from './text.ts';
 
 export interface GenerateOptions {
   /** Bounds applied to every schema before rendering; see {@link SchemaLimits} for defaults. */
@@ -18,6 +18,12 @@ export interface GenerateOptions {
   /** Rendered members by content hash, reused across calls (a service keeps one). Default: none. */
   memberCache?: LruCache<string, string>;
 }
+
+/**
+ * Widest line a member block is folded onto (see `collapseBlocks`): short
+ * objects read as one line, long documented ones keep a line per member.
+ */
+const FOLD_WIDTH = 200;
 
 /** On the output entry of a tool whose MCP outputSchema could not be enforced. */
 const UNVALIDATED_NOTE = 'Output NOT validated (its outputSchema could not be enforced): check structuredContent\'s shape first.';
@@ -46,18 +52,17 @@ export async function renderTypings(tools: readonly PreparedTool[], memberCache?
   const entries = await renderEntries(tools, memberCache);
   return [
     'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };',
-    '/** `& JsonObject`: extra JSON keys allowed. */',
+    // `{…} & JsonObject` says "extra keys allowed" by itself; no comment needed.
     'type JsonObject = { [key: string]: JsonValue };',
     ...(tools.some((tool) => tool.unvalidatedOutput) ? UNVALIDATED_ALIAS : []),
-    '/** Each tool\'s one argument, by name; the comment on an entry describes the tool. */',
+    // The comment on each entry describes its tool; the map itself needs none.
     mapDeclaration('ToolArgsMap', entries.map((entry) => entry.args)),
-    '/** Each tool\'s value, by name: canonical JSON, deep-frozen. */',
+    '/** Values are deep-frozen. */',
     mapDeclaration('ToolOutputMap', entries.map((entry) => entry.output)),
     'type ToolName = keyof ToolArgsMap;',
     toolCallErrorDeclaration(),
     // A named type: a type-check error then says "on type 'Tools'", not the whole expanded catalogue.
     'type Tools = { readonly [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',
-    '/** `await tools.name(args)` */',
     'declare const tools: Tools;',
     '',
   ].join('\n');
@@ -89,7 +94,7 @@ async function member(name: string, node: SafeNode, map: MapName, cache: LruCach
   const key = cache && createHash('sha256').update(JSON.stringify([map, name, node])).digest('hex');
   const cached = key === undefined ? undefined : cache?.get(key);
   if (cached !== undefined) return cached;
-  const text = indent(singleLineDocs(await compileMember(name, node, map)), 1);
+  const text = indent(collapseBlocks(singleLineDocs(await compileMember(name, node, map)), FOLD_WIDTH), 1);
   if (key !== undefined) cache?.set(key, text);
   return text;
 }
@@ -100,13 +105,11 @@ function mapDeclaration(map: MapName, members: readonly string[]): string {
 
 function toolCallErrorDeclaration(): string {
   return [
-    '/** A failed call rejects with this; catch it to recover. */',
+    '/** A failed call rejects with this. */',
     'declare class ToolCallError extends Error {',
     '  readonly name: "ToolCallError";',
-    '  /** The name called (maybe misspelt, for UNKNOWN_TOOL). */',
     '  readonly toolName: string;',
     `  readonly code: ${CALL_ERROR_CODE_LIST.map((code) => JSON.stringify(code)).join(' | ')};`,
-    '  /** The failed call in the run\'s event log. */',
     '  readonly callId: string;',
     '}',
   ].join('\n');

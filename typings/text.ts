@@ -87,6 +87,70 @@ export function singleLineDocs(source: string): string {
   });
 }
 
+/**
+ * Every innermost `{ … }` block of generated code whose lines are members
+ * and one-line doc comments, joined onto one line (`{ a: string; /** doc *\/ b?: number }`)
+ * while the result stays within `maxWidth` characters; repeated, so nested
+ * blocks fold from the inside out. The model reads the same declarations for
+ * fewer bytes (no indentation, no line per member). Works on unindented
+ * output of json-schema-to-typescript, after {@link singleLineDocs}: a
+ * block opens on a line ending in `{` and closes on a line starting with `}`
+ * (`} | {` both closes one and opens the next).
+ */
+export function collapseBlocks(source: string, maxWidth: number): string {
+  let lines = source.split('\n');
+  for (let changed = true; changed; ) {
+    changed = false;
+    const out: string[] = [];
+    for (let i = 0; i < lines.length; i++) {
+      const folded = isOpener(lines[i]) ? foldBlock(lines, i, maxWidth) : undefined;
+      if (folded === undefined) {
+        out.push(lines[i]);
+        continue;
+      }
+      out.push(folded.line);
+      i = folded.close;
+      changed = true;
+    }
+    lines = out;
+  }
+  return lines.join('\n');
+}
+
+/** The block opened at `open` as one line, and the index of its closing line; undefined if it has nested blocks, other comments, or would be too wide. */
+function foldBlock(lines: readonly string[], open: number, maxWidth: number): { line: string; close: number } | undefined {
+  let body = '';
+  let pendingDoc = false;
+  for (let i = open + 1; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line.startsWith('}')) {
+      if (pendingDoc) return undefined;
+      const folded = body === '' ? `${lines[open]}${line}` : `${lines[open]} ${body} ${line}`;
+      return folded.length <= maxWidth ? { line: folded, close: i } : undefined;
+    }
+    if (isDocLine(line)) {
+      body += `${body === '' || pendingDoc ? '' : '; '}${pendingDoc ? ' ' : ''}${line}`;
+      pendingDoc = true;
+    } else if (line !== '' && !/^[/*]/.test(line) && !isOpener(line) && braceDelta(line) === 0) {
+      body += `${body === '' ? '' : pendingDoc ? ' ' : '; '}${line}`;
+      pendingDoc = false;
+    } else {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A line ending in `{` that is code: `name: {`, `name: ({`, `} | {`. */
+function isOpener(line: string): boolean {
+  return line.endsWith('{') && !/^\s*[/*]/.test(line);
+}
+
+function isDocLine(line: string): boolean {
+  return /^\/\*\*.*\*\/$/.test(line) && !line.slice(3, -2).includes('*/');
+}
+
+/** Net `{` minus `}` of a line, outside string literals and (inline, folded) doc comments. */
 function braceDelta(line: string): number {
   let delta = 0;
   let inString = false;
@@ -96,7 +160,11 @@ function braceDelta(line: string): number {
       if (ch === '\\') i++;
       else if (ch === '"') inString = false;
     } else if (ch === '"') inString = true;
-    else if (ch === '{') delta++;
+    else if (ch === '/' && line[i + 1] === '*') {
+      const end = line.indexOf('*/', i + 2);
+      if (end === -1) break;
+      i = end + 1;
+    } else if (ch === '{') delta++;
     else if (ch === '}') delta--;
   }
   return delta;

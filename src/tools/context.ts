@@ -12,12 +12,14 @@ export interface ToolContext {
   search: SearchPool;
 }
 
-/** The `file_path` argument of read, write and edit. */
-export const FILE_PATH_PARAMETER = {
-  type: 'string',
-  required: true,
-  description: 'Path of the file, relative to the workspace root.',
-} as const;
+/**
+ * The `file_path` argument of read, write and edit. Described because models
+ * trained on other file tools reach for absolute paths, which are refused.
+ */
+export const FILE_PATH_PARAMETER = { type: 'string', required: true, description: 'Workspace-relative.' } as const;
 
-/** The `path` that each file tool's value reports. */
-export const WORKSPACE_PATH_PROPERTY = { type: 'string', required: true, description: 'Workspace-relative path.' } as const;
+/**
+ * The `path` that each file tool's value reports, in the form the arguments
+ * take; undescribed, as the typings are paid for by the byte.
+ */
+export const WORKSPACE_PATH_PROPERTY = { type: 'string', required: true } as const;

@@ -14,24 +14,23 @@ import { WorkspaceError } from './workspace-error.ts';
 export function createEditTool({ workspace, limits }: ToolContext) {
   const parameters = {
     file_path: FILE_PATH_PARAMETER,
-    old_string: { type: 'string', required: true, description: 'The exact text to replace (not empty).' },
-    new_string: { type: 'string', required: true, description: 'The replacement text (must differ from old_string).' },
-    replace_all: { type: 'boolean', description: 'Replace every occurrence instead of requiring one. Default false.' },
+    old_string: { type: 'string', required: true },
+    new_string: { type: 'string', required: true },
+    replace_all: { type: 'boolean' },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
     type: 'object',
     additionalProperties: false,
     properties: {
       path: WORKSPACE_PATH_PROPERTY,
-      before: { type: 'string', required: true, description: 'The content before the edit.' },
-      after: { type: 'string', required: true, description: 'The content after the edit.' },
+      before: { type: 'string', required: true },
+      after: { type: 'string', required: true },
     },
   } as const satisfies ValueSchemaSpec;
   return defineTool({
     name: 'edit',
     description:
-      'Replace exact text in an existing text file of the workspace. old_string must match the file exactly ' +
-      '(whitespace included) and occur once; include more surrounding lines to make it unique, or set replace_all.',
+      'Replace old_string (exact, not empty) by a different new_string in a file; it must occur once unless replace_all.',
     parameters,
     output: {
       schema: valueSchema,

@@ -11,6 +11,7 @@ import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import type { ToolContext } from './context.ts';
+import { skippedDirectories } from './describe.ts';
 import { renderPage } from './paging.ts';
 import { checkGlobPattern } from './pattern-caps.ts';
 import type { GlobJob } from './search-jobs.ts';
@@ -18,8 +19,8 @@ import { WorkspaceError } from './workspace-error.ts';
 
 export function createGlobTool({ workspace, limits, ignoreDirectories, search }: ToolContext) {
   const parameters = {
-    pattern: { type: 'string', required: true, description: 'Glob pattern, relative to path.' },
-    path: { type: 'string', description: 'Directory to search in, relative to the workspace root. Default: the root.' },
+    pattern: { type: 'string', required: true },
+    path: { type: 'string' },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
     type: 'object',
@@ -29,16 +30,14 @@ export function createGlobTool({ workspace, limits, ignoreDirectories, search }:
         type: 'array',
         required: true,
         items: { type: 'string' },
-        description: 'Matching files, workspace-relative, sorted.',
       },
     },
   } as const satisfies ValueSchemaSpec;
   return defineTool({
     name: 'glob',
     description:
-      'Find files by glob pattern (such as "**/*.ts" or "src/*.{js,json}"), matched against paths relative to path. ' +
-      `Returns workspace-relative paths, sorted; at most ${limits.maxResults}. ` +
-      `Directories named ${[...ignoreDirectories].join(', ') || '(none)'} are skipped.`,
+      'Files below path matching pattern (e.g. "src/**/*.ts"), ' +
+      `as sorted workspace-relative paths; at most ${limits.maxResults}.${skippedDirectories(ignoreDirectories)}`,
     parameters,
     output: {
       schema: valueSchema,

@@ -11,16 +11,17 @@ import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import { WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
+import { byteSize } from './describe.ts';
 import { renderPage } from './paging.ts';
 import { checkGlobPattern, checkRegexPattern } from './pattern-caps.ts';
 import type { GrepJob, GrepMatch } from './search-jobs.ts';
 
 export function createGrepTool({ workspace, limits, ignoreDirectories, search }: ToolContext) {
   const parameters = {
-    pattern: { type: 'string', required: true, description: 'JavaScript regular expression source, such as "function\\s+\\w+".' },
-    path: { type: 'string', description: 'File or directory to search, relative to the workspace root. Default: the root.' },
-    glob: { type: 'string', description: 'Only search files matching this glob (such as "*.ts"; without a slash it matches file names).' },
-    ignoreCase: { type: 'boolean', description: 'Match case-insensitively. Default false.' },
+    pattern: { type: 'string', required: true },
+    path: { type: 'string' },
+    glob: { type: 'string', description: 'Filter, e.g. "*.ts" (no slash: matches names).' },
+    ignoreCase: { type: 'boolean' },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
     type: 'object',
@@ -29,14 +30,13 @@ export function createGrepTool({ workspace, limits, ignoreDirectories, search }:
       matches: {
         type: 'array',
         required: true,
-        description: "In walk order: a directory's files by name, then its subdirectories; lines in file order.",
         items: {
           type: 'object',
           additionalProperties: false,
           properties: {
             path: WORKSPACE_PATH_PROPERTY,
-            lineNumber: { type: 'integer', required: true, description: 'Line number, 1-based.' },
-            line: { type: 'string', required: true, description: 'The matching line, without its line ending.' },
+            lineNumber: { type: 'integer', required: true },
+            line: { type: 'string', required: true },
           },
         },
       },
@@ -45,9 +45,10 @@ export function createGrepTool({ workspace, limits, ignoreDirectories, search }:
   return defineTool({
     name: 'grep',
     description:
-      'Search file contents with a JavaScript regular expression; returns matching lines as path:line:text. ' +
-      `Searches a file or a directory tree (skipping binary files and ${[...ignoreDirectories].join(', ') || 'no directories'}); ` +
-      `at most ${limits.maxResults} matches.`,
+      'Search file contents for lines matching pattern (JS regular expression, e.g. "def\\s+\\w+") in path (a file or tree); ' +
+      `at most ${limits.maxResults}, files before subdirectories. ` +
+      `Skips binary files, files over ${byteSize(limits.maxGrepFileBytes)}${ignoreDirectories.size > 0 ? `, ${[...ignoreDirectories].join(', ')}` : ''}; ` +
+      `cuts lines at ${limits.maxLineChars} chars.`,
     parameters,
     output: {
       schema: valueSchema,

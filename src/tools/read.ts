@@ -15,15 +15,15 @@ import { WorkspaceError, fsFailure } from './workspace-error.ts';
 export function createReadTool({ workspace, limits }: ToolContext) {
   const parameters = {
     file_path: FILE_PATH_PARAMETER,
-    offset: { type: 'integer', description: 'Line number to start at (1-based; 0 counts as 1). Default 1.' },
-    limit: { type: 'integer', description: `Number of lines to read. Default and maximum ${limits.readPageLines}.` },
+    offset: { type: 'integer', description: 'First line, 1-based. Default 1.' },
+    limit: { type: 'integer', description: `Default and max ${limits.readPageLines}.` },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
     type: 'object',
     additionalProperties: false,
     properties: {
       path: WORKSPACE_PATH_PROPERTY,
-      offset: { type: 'integer', required: true, description: 'Line number of the first returned line (1-based).' },
+      offset: { type: 'integer', required: true },
       lines: {
         type: 'array',
         required: true,
@@ -31,19 +31,19 @@ export function createReadTool({ workspace, limits }: ToolContext) {
           type: 'object',
           additionalProperties: false,
           properties: {
-            number: { type: 'integer', required: true, description: 'Line number, 1-based.' },
-            text: { type: 'string', required: true, description: 'The line without its line ending.' },
+            number: { type: 'integer', required: true },
+            text: { type: 'string', required: true, description: 'Without line ending.' },
           },
         },
       },
-      totalLines: { type: 'integer', required: true, description: 'Lines in the whole file.' },
+      totalLines: { type: 'integer', required: true },
     },
   } as const satisfies ValueSchemaSpec;
   return defineTool({
     name: 'read',
     description:
-      `Read a text file of the workspace as numbered lines (1-based). Pages of at most ${limits.readPageLines} lines: ` +
-      'pass offset (the first line number) and limit to read further. Long lines are truncated; binary files are refused.',
+      `Numbered lines of a text file, at most ${limits.readPageLines} a call (page with offset). ` +
+      `Cuts lines at ${limits.maxLineChars} chars; refuses binary files.`,
     parameters,
     output: {
       schema: valueSchema,

@@ -15,7 +15,7 @@ import { fsFailure } from './workspace-error.ts';
 export function createWriteTool({ workspace, limits }: ToolContext) {
   const parameters = {
     file_path: FILE_PATH_PARAMETER,
-    content: { type: 'string', required: true, description: 'The complete new content of the file.' },
+    content: { type: 'string', required: true },
   } as const satisfies ParameterSchemaSpec;
   const valueSchema = {
     type: 'object',
@@ -23,19 +23,13 @@ export function createWriteTool({ workspace, limits }: ToolContext) {
     properties: {
       path: WORKSPACE_PATH_PROPERTY,
       operation: { type: 'string', enum: ['create', 'update'], required: true },
-      before: {
-        oneOf: [{ type: 'string' }, { type: 'null' }],
-        required: true,
-        description: 'The previous content; null when the file was created.',
-      },
-      after: { type: 'string', required: true, description: 'The content now in the file.' },
+      before: { oneOf: [{ type: 'string' }, { type: 'null' }], required: true },
+      after: { type: 'string', required: true },
     },
   } as const satisfies ValueSchemaSpec;
   return defineTool({
     name: 'write',
-    description:
-      'Create a text file, or replace the whole content of an existing one, in the workspace. ' +
-      'Missing parent directories are created. Prefer edit for changing part of a file.',
+    description: 'Create or overwrite a text file (parent directories too). For part of a file, prefer edit.',
     parameters,
     output: {
       schema: valueSchema,

@@ -72,9 +72,7 @@ describe('run_code calling MCP tools', () => {
 
   it('types the stubs from an enforced outputSchema, and an unsupported one as unvalidated JSON', async () => {
     const typings = await generateTypings(registry.schemas());
-    expect(typings).toContain(
-      ['  fs__read_text_file: {', '    content: JsonValue[]', '    structuredContent: {', '      content: string', '    }', '  }'].join('\n'),
-    );
+    expect(typings).toContain('  fs__read_text_file: { content: JsonValue[]; structuredContent: { content: string } }\n');
     expect(typings).toContain(
       [
         "  /** Output NOT validated (its outputSchema could not be enforced): check structuredContent's shape first. */",

@@ -1,8 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CONFIG_FILE_SCHEMA } from '../../services/config-schema.ts';
 import { ConfigError, isLoopbackHost, loadConfig } from '../../services/config.ts';
+import { DEFAULT_LIMITS } from '../../src/tools/limits.ts';
 
 async function dirWith(config?: unknown): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ptc-config-'));
@@ -71,6 +73,33 @@ describe('loadConfig', () => {
     for (const bad of [0, 1.5, '4MiB']) {
       const dir = await dirWith({ limits: { maxArgBytes: bad } });
       expect(() => loadConfig({ cwd: dir, env: {} })).toThrow(/limits\.maxArgBytes must be/);
+    }
+  });
+
+  it('takes toolLimits, every key of the built-in tools\' limits', async () => {
+    expect(Object.keys(CONFIG_FILE_SCHEMA.properties.toolLimits.properties).sort()).toEqual(Object.keys(DEFAULT_LIMITS).sort());
+    expect(loadConfig({ cwd: await dirWith(), env: {} }).toolLimits).toEqual({});
+    const cwd = await dirWith({ toolLimits: { maxPatternChars: 200, searchWorkers: 1, readPageLines: 500 } });
+    expect(loadConfig({ cwd, env: {} }).toolLimits).toEqual({ maxPatternChars: 200, searchWorkers: 1, readPageLines: 500 });
+  });
+
+  it('documents every toolLimits key in the configuration table of docs/service.md', async () => {
+    const doc = await readFile(new URL('../../docs/service.md', import.meta.url), 'utf8');
+    for (const key of Object.keys(DEFAULT_LIMITS)) expect(doc, key).toContain(`| \`toolLimits.${key}\` |`);
+  });
+
+  it('refuses a toolLimits value that is not a positive integer in range, naming the key', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ maxPatternChars: 0 }, /toolLimits\.maxPatternChars must be >= 1/],
+      [{ readPageLines: 1.5 }, /toolLimits\.readPageLines must be integer/],
+      [{ maxResults: '100' }, /toolLimits\.maxResults must be integer/],
+      [{ searchTimeoutMs: 2 ** 31 }, /toolLimits\.searchTimeoutMs must be <= 2147483647/],
+      [{ searchWorkers: 65 }, /toolLimits\.searchWorkers must be <= 64/],
+      [{ maxPatternLength: 10 }, /unknown key "maxPatternLength" in toolLimits: remove it or use one of: readPageLines, .*maxPatternChars/],
+    ];
+    for (const [toolLimits, message] of cases) {
+      const cwd = await dirWith({ toolLimits });
+      expect(() => loadConfig({ cwd, env: {} })).toThrow(message);
     }
   });
 

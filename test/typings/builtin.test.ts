@@ -28,13 +28,28 @@ const WRONG_PROGRAM = [
 ].join('\n');
 
 describe('typings/builtin.d.ts', () => {
-  it('is compact: every description once, on one line each', async () => {
+  it('is compact: at most 2,500 bytes, one line per member block and doc comment', async () => {
     const typings = await builtinTypings();
-    // 5,744 bytes before compaction; nearly all that is left is the tools' own descriptions.
-    expect(Buffer.byteLength(typings)).toBeLessThan(4_900);
+    // What the model is shown: all but the file's first line, a note for people. 5,744 bytes before compaction.
+    const shown = typings.slice(typings.indexOf('\n') + 1);
+    expect(shown.startsWith('type JsonValue')).toBe(true);
+    expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(2_500);
     expect(typings).not.toMatch(/^\s*\/\*\*$/m);
-    for (const description of ['Replace exact text in an existing text file', 'Match case-insensitively. Default false.', 'Lines in the whole file.']) {
-      expect(typings.split(description)).toHaveLength(2);
+    expect(typings).toContain('  read: ({ /** Workspace-relative. */ file_path: string; /** First line, 1-based. Default 1. */ offset?: number;');
+  });
+
+  it('still states every limit and skip a model needs', async () => {
+    const typings = await builtinTypings();
+    for (const fact of [
+      'at most 2000 a call (page with offset)',
+      '/** Default and max 2000. */ limit?: number',
+      'Cuts lines at 2000 chars; refuses binary files.',
+      'sorted workspace-relative paths; at most 10000. Skips .git, node_modules.',
+      'Skips binary files, files over 10 MiB, .git, node_modules',
+      'it must occur once unless replace_all',
+      'prefer edit',
+    ]) {
+      expect(typings.split(fact)).toHaveLength(2);
     }
   });
 

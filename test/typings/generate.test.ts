@@ -6,61 +6,34 @@ import { SMALL_TOOLS } from './fixtures.ts';
 // The exact output for SMALL_TOOLS: this is the format the model reads.
 const EXPECTED = [
   'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };',
-  '/** `& JsonObject`: extra JSON keys allowed. */',
   'type JsonObject = { [key: string]: JsonValue };',
   '/** JSON no schema checked: test its shape before use. */',
   'type UnvalidatedJson = JsonValue;',
-  "/** Each tool's one argument, by name; the comment on an entry describes the tool. */",
   'interface ToolArgsMap {',
   '  /** Fetch a URL (from an MCP server). */',
-  '  mcp_fetch: ({',
-  '    url: string',
-  '  } & JsonObject)',
+  '  mcp_fetch: ({ url: string } & JsonObject)',
   '  /** Exotic name, closed arguments. */',
-  '  "my-tool": {',
-  '    mode: ("fast" | "slow")',
-  '    tags?: string[]',
-  '    value?: (string | null)',
-  '    kind?: "x"',
-  '    options?: ({',
-  '      deep?: boolean',
-  '    } & JsonObject)',
-  '  }',
+  '  "my-tool": { mode: ("fast" | "slow"); tags?: string[]; value?: (string | null); kind?: "x"; options?: ({ deep?: boolean } & JsonObject) }',
   '  /** Read a text file. */',
-  '  read: ({',
-  '    /** Workspace-relative path. */',
-  '    path: string',
-  '    /** First line, 1-based. @default 1 */',
-  '    offset?: number',
-  '  } & JsonObject)',
+  '  read: ({ /** Workspace-relative path. */ path: string; /** First line, 1-based. @default 1 */ offset?: number } & JsonObject)',
   '}',
-  "/** Each tool's value, by name: canonical JSON, deep-frozen. */",
+  '/** Values are deep-frozen. */',
   'interface ToolOutputMap {',
   "  /** Output NOT validated (its outputSchema could not be enforced): check structuredContent's shape first. */",
-  '  mcp_fetch: {',
-  '    content: JsonValue[]',
-  '    /** Unvalidated: the server advertised an outputSchema outside the supported subset. */',
-  '    structuredContent?: UnvalidatedJson',
-  '  }',
+  '  mcp_fetch: { content: JsonValue[]; /** Unvalidated: the server advertised an outputSchema outside the supported subset. */ structuredContent?: UnvalidatedJson }',
   '  /** Any JSON. */',
   '  "my-tool": JsonValue',
-  '  read: {',
-  '    text: string',
-  '    lines: number',
-  '  }',
+  '  read: { text: string; lines: number }',
   '}',
   'type ToolName = keyof ToolArgsMap;',
-  '/** A failed call rejects with this; catch it to recover. */',
+  '/** A failed call rejects with this. */',
   'declare class ToolCallError extends Error {',
   '  readonly name: "ToolCallError";',
-  '  /** The name called (maybe misspelt, for UNKNOWN_TOOL). */',
   '  readonly toolName: string;',
   '  readonly code: "UNKNOWN_TOOL" | "INVALID_ARGS" | "INVALID_TOOL_OUTPUT" | "ABORTED" | "ABORTED_BEFORE_DISPATCH" | "TOOL_TIMEOUT" | "BLOCKED" | "TOOL_FAILED";',
-  "  /** The failed call in the run's event log. */",
   '  readonly callId: string;',
   '}',
   'type Tools = { readonly [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',
-  '/** `await tools.name(args)` */',
   'declare const tools: Tools;',
   '',
 ].join('\n');
@@ -96,11 +69,11 @@ describe('generateTypings', () => {
       }),
     );
     const typings = await generateTypings(tools);
-    expect(typings).toContain('  /** The __proto__ tool. */\n  "__proto__": {');
-    expect(typings).toContain('  /** The hasOwnProperty tool. */\n  hasOwnProperty: {');
-    expect(typings).toContain('  /** The with space tool. */\n  "with space": {');
+    const members = '{ "__proto__"?: string; hasOwnProperty: number; "a b"?: null }';
+    expect(typings).toContain(`  /** The __proto__ tool. */\n  "__proto__": ${members}\n`);
+    expect(typings).toContain(`  /** The hasOwnProperty tool. */\n  hasOwnProperty: ${members}\n`);
+    expect(typings).toContain(`  /** The with space tool. */\n  "with space": ${members}\n`);
     expect(typings).toContain('  "ünïcode": null');
-    expect(typings).toContain(['  hasOwnProperty: {', '    "__proto__"?: string', '    hasOwnProperty: number', '    "a b"?: null', '  }'].join('\n'));
   });
 
   it('spends the node budget of a tool set in name order, so input order still never shows', async () => {

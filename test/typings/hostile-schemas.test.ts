@@ -82,7 +82,7 @@ describe('hostile schemas', () => {
     expect(requests).toBe(0);
     expect(typings).not.toContain('CANARY');
     expect(typings).toContain('  ref0: JsonValue\n');
-    expect(typings).toContain('    a?: JsonValue\n    b?: JsonValue[]\n');
+    expect(typings).toContain('  ref1: ({ a?: JsonValue; b?: JsonValue[] } & JsonObject)\n');
   });
 
   it('neutralises */ in tool, property and literal text', async () => {
