@@ -141,7 +141,8 @@ describe('session logs through the service', () => {
     const server = await go();
     // A first run waits for the sandbox pool; then the server is ready.
     expect((await postRun(server.url, { code: 'return 0', sessionId: 'warm' })).status).toBe(200);
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    // Readiness also waits for the pool to refill after that run: a loaded machine takes a moment.
+    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
     // The sessions folder is replaced by a file: nothing can be created in it (root or not).
     await rm(path.join(dirs.data, 'sessions'), { recursive: true, force: true });
     await writeFile(path.join(dirs.data, 'sessions'), 'not a folder');
@@ -163,7 +164,7 @@ describe('session logs through the service', () => {
     await rm(path.join(dirs.data, 'sessions'));
     const again = await postRun(server.url, { code: 'return 2', sessionId: 'blocked' });
     expect(again.status).toBe(200);
-    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
     const page = (await (await fetch(`${server.url}/v1/sessions/blocked/events`)).json()) as { events: { callId: string; seq: number }[] };
     expect(page.events.map((e) => [e.seq, e.callId])).toEqual([[1, (again.json as { callId: string }).callId]]);
   });
