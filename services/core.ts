@@ -16,6 +16,8 @@ import { createBuiltinTools } from '../src/tools/index.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
+import { openDatabase, type Database } from './postgres/database.ts';
+import { createPostgresEventSink, type PostgresEventSink } from './postgres/event-sink.ts';
 
 export interface PtcCore {
   registry: ToolRegistry;
@@ -25,6 +27,8 @@ export interface PtcCore {
   /** Live console lines of each run, by callId. */
   logs: LogRouter;
   mcp: McpBridge | undefined;
+  /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
+  database?: { db: Database; events: PostgresEventSink };
   /** Flushes events, disconnects MCP servers, closes the code mode and the sandbox. */
   close(): Promise<void>;
 }
@@ -41,7 +45,11 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   mkdirSync(config.workspace, { recursive: true });
   const durable = options.durable === true;
   if (durable) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const sink = durable
+  // With a database URL, session events live in PostgreSQL, shared by every replica; JSONL stays the embedded default.
+  const database = durable && config.databaseUrl !== undefined ? await openSharedDatabase(config, options.logger) : undefined;
+  const sink = database !== undefined
+    ? database.events
+    : durable
     ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions'), maxOpenFiles: config.limits.maxOpenSessionFiles })
     : createMemoryEventSink();
   const sessions = createSessionStore(sink, {
@@ -96,6 +104,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     codeMode,
     logs,
     mcp,
+    ...(database === undefined ? {} : { database }),
     close() {
       closing ??= (async () => {
         await mcp?.close();
@@ -103,12 +112,21 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
         if ('close' in sink) await sink.close();
         // Closes the runtime too: code mode made it.
         await codeMode.close();
+        await database?.db.close();
       })();
       return closing;
     },
   };
 }
 
+async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<{ db: Database; events: PostgresEventSink }> {
+  const db = await openDatabase({
+    url: config.databaseUrl!,
+    poolSize: config.databasePoolSize,
+    onWarning: (message, error) => logger?.warn({ err: error }, message),
+  });
+  return { db, events: createPostgresEventSink(db) };
+}
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */
 function withoutDisabled(registry: ToolRegistry, disabled: ReadonlySet<string>): ToolRegistry {
