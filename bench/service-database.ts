@@ -29,10 +29,15 @@ interface Figures {
   errors: number;
 }
 
-async function load(urls: string[], duration: number, connections: number): Promise<Figures> {
-  const body = JSON.stringify({ code: 'return 1 + 1', sessionId: 'bench' });
-  const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, body };
+const body = JSON.stringify({ code: 'return 1 + 1', sessionId: 'bench' });
+const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, body };
+
+/** Isolates, JIT, the session: before anything is counted. */
+async function warm(urls: string[]): Promise<void> {
   for (const url of urls) for (let i = 0; i < 30; i++) await fetch(`${url}/v1/run`, post).then((r) => r.arrayBuffer());
+}
+
+async function load(urls: string[], duration: number, connections: number): Promise<Figures> {
   const results = await Promise.all(
     urls.map((url) => autocannon({ url: `${url}/v1/run`, connections: Math.max(1, Math.round(connections / urls.length)), duration, requests: [post] })),
   );
@@ -77,6 +82,7 @@ export async function runDatabaseBench(argv: readonly string[], startServer: Sta
     const jsonlServer = await startServer(await cwd('jsonl'), runtime, {});
     let jsonl: Figures;
     try {
+      await warm([jsonlServer.url]);
       jsonl = await load([jsonlServer.url], duration, connections);
     } finally {
       await jsonlServer.stop();
@@ -88,6 +94,7 @@ export async function runDatabaseBench(argv: readonly string[], startServer: Sta
     for (const n of replicas > 1 ? [1, replicas] : [1]) {
       const servers = await Promise.all(Array.from({ length: n }, async (_, i) => startServer(await cwd(`pg-${n}-${i}`), runtime, { databaseUrl: database.url })));
       try {
+        await warm(servers.map((s) => s.url));
         const before = await countEvents(database.url);
         const figures = await load(servers.map((s) => s.url), duration, connections);
         const appended = (await countEvents(database.url)) - before;

@@ -76,7 +76,12 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (!ready) throw new HttpError('NOT_READY', 'the sandbox pool is still starting: retry shortly');
     const log = await sessions.health?.();
     if (log !== undefined && !log.ok) {
-      throw new HttpError('NOT_READY', `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`);
+      throw new HttpError(
+        'NOT_READY',
+        options.databaseAvailable !== undefined
+          ? `the shared database is unreachable or failing (${log.code}): ready again once it answers`
+          : `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`,
+      );
     }
     // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
     if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');

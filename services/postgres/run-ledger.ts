@@ -44,6 +44,8 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
   const staleMs = options.staleMs ?? STALE_MS;
   /** Ends whose write failed (the database was down): retried each beat. */
   const unwritten = new Map<string, Exclude<RunState, 'running' | 'lost'>>();
+  /** End writes in flight: `close` waits for them, so a drained replica leaves no run `running` behind. */
+  const writing = new Set<Promise<void>>();
   let closed = false;
 
   const beat = () => db.query('INSERT INTO ptc_replicas (replica, heartbeat_at) VALUES ($1, now()) ON CONFLICT (replica) DO UPDATE SET heartbeat_at = now()', [replica]);
@@ -115,7 +117,11 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
       return result.rowCount === 1;
     },
     ended(callId, state) {
-      writeEnd(callId, state).catch(() => unwritten.set(callId, state));
+      const write = writeEnd(callId, state).catch(() => {
+        unwritten.set(callId, state);
+      });
+      writing.add(write);
+      void write.finally(() => writing.delete(write));
     },
     async get(callId) {
       const { rows } = await db.query<{ call_id: string; session_id: string; state: RunState; replica: string; started_at: Date; ended_at: Date | null }>(
@@ -138,6 +144,7 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
       closed = true;
       clearInterval(timer);
       unsubscribe();
+      await Promise.all(writing);
       for (const [callId, state] of [...unwritten]) await writeEnd(callId, state).catch(() => undefined);
       await db.query('DELETE FROM ptc_replicas WHERE replica = $1', [replica]).catch(() => undefined);
     },

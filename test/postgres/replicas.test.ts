@@ -136,4 +136,21 @@ describe('three replicas on one PostgreSQL', () => {
     expect(after.body.value?.result).toBe(3);
     expect((await readLog(c, 'outage')).at(-1)).toMatchObject({ type: 'tool/result', isError: false });
   }, 60_000);
+
+  it('drains on SIGTERM: the run in flight finishes ok and nothing is marked lost', async () => {
+    const [, b, c] = replicas;
+    const follower = await openSse(`${b.url}/v1/sessions/drained/events`);
+    const running = run(c, { sessionId: 'drained', callId: 'draining', code: 'for (let i = 0; i < 20; i++) await tools.glob({ pattern: "*" }); return 20;' });
+    await follower.until((e) => e.event === 'tool/ptc-dispatch' && e.data.rootCallId === 'draining');
+    c.child.kill('SIGTERM');
+    const { status, body } = await running;
+    expect(status).toBe(200);
+    expect(body.value?.result).toBe(20);
+    expect(await c.exited).toBe(0);
+    // Ended `ok` before the replica left: the reaper only ever touches `running` runs.
+    expect((await runState(b, 'draining')).body.state).toBe('ok');
+    const final = await follower.until((e) => e.event === 'tool/result' && e.data.callId === 'draining');
+    expect(final.data.isError).toBe(false);
+    follower.close();
+  }, 60_000);
 });
