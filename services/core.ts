@@ -18,6 +18,7 @@ import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
 import { openDatabase, type Database } from './postgres/database.ts';
 import { createPostgresEventSink, type PostgresEventSink } from './postgres/event-sink.ts';
+import { createSpillWriter } from './postgres/spill-store.ts';
 
 export interface PtcCore {
   registry: ToolRegistry;
@@ -57,7 +58,13 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   });
   const registry = createToolRegistry({
     eventSink: sessions,
-    spill: config.spill === undefined || !durable ? undefined : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
+    spill:
+      config.spill === undefined || !durable
+        ? undefined
+        : database !== undefined
+          ? // Shared by every replica: the text goes to the ptc_spill table, which the notice names.
+            { dir: path.join(config.dataDir, 'spill'), shownAs: 'ptc_spill', maxInlineBytes: config.spill.maxInlineBytes, write: createSpillWriter(database.db) }
+          : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
   for (const tool of createBuiltinTools({ workspace: config.workspace })) {

@@ -36,6 +36,13 @@ const STEPS: readonly string[] = [
      started_at timestamptz NOT NULL,
      ended_at timestamptz
    )`,
+  `CREATE TABLE IF NOT EXISTS ptc_spill (
+     session_id text NOT NULL,
+     call_id text NOT NULL,
+     body bytea NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (session_id, call_id)
+   )`,
   `CREATE INDEX IF NOT EXISTS ptc_runs_running ON ptc_runs (replica) WHERE state = 'running'`,
 ];
 

@@ -3,6 +3,10 @@ import { openDatabase, type Database } from '../../services/postgres/database.ts
 import { createPostgresEventSink } from '../../services/postgres/event-sink.ts';
 import type { NewToolEvent } from '../../src/events.ts';
 import { startTestDatabase, type TestDatabase } from './embedded.ts';
+import { existsSync } from 'node:fs';
+import { createToolRegistry } from '../../src/registry.ts';
+import { createSpillWriter, readSpill } from '../../services/postgres/spill-store.ts';
+import { echoTool, textOf } from '../src/tool-fixtures.ts';
 
 let pg: TestDatabase;
 const opened: Database[] = [];
@@ -34,7 +38,7 @@ describe('the PostgreSQL event sink', () => {
   it('migrates idempotently when several replicas start at once', async () => {
     const dbs = await Promise.all([open(), open(), open()]);
     const { rows } = await dbs[0].query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 'ptc_%'");
-    expect(Number(rows[0].n)).toBe(4);
+    expect(Number(rows[0].n)).toBe(5);
   });
 
   it('gives one gap-free seq per session across sinks appending at once, in each sink’s call order', async () => {
@@ -85,5 +89,21 @@ describe('the PostgreSQL event sink', () => {
     await writer.append(result('followed', 'c1'));
     await woke;
     expect((await reader.readPage('followed')).events).toHaveLength(1);
+  });
+});
+
+describe('spill blobs in PostgreSQL', () => {
+  it('stores an over-cap result whole in ptc_spill, names it in the preview, and writes no file', async () => {
+    const db = await open();
+    const dir = '/nonexistent-ptc-spill-dir';
+    const registry = createToolRegistry({ spill: { dir, shownAs: 'ptc_spill', maxInlineBytes: 600, write: createSpillWriter(db) } });
+    registry.register(echoTool());
+    const text = `HEAD-${'x'.repeat(5000)}-TAIL`;
+    const result = await registry.dispatch({ name: 'echo', arguments: { text }, sessionId: 'spilled', callId: 'big' });
+    const preview = textOf(result);
+    expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(600);
+    expect(preview).toContain('ptc_spill/spilled/big.txt');
+    expect((await readSpill(db, 'spilled', 'big'))?.toString('utf8')).toBe(text);
+    expect(existsSync(dir)).toBe(false);
   });
 });
