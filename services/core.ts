@@ -91,6 +91,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
       await codeMode.start();
     } catch (error) {
       await codeMode.close();
+      await database?.db.close();
       throw error;
     }
   }
@@ -100,6 +101,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
       mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
     } catch (error) {
       await codeMode.close();
+      await database?.db.close();
       throw error;
     }
   }
