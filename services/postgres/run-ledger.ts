@@ -8,7 +8,9 @@
  * exactly once (row locks: two reapers never both get it). The reaper then
  * appends a failed `tool/result` for it, so the session log ends well-formed.
  * With the defaults (2 s, 6 s, 2 s) a dead replica's runs are lost within
- * about 8 s.
+ * about 8 s. After a database outage, a replica reaps only once it has
+ * itself been beating again for `staleMs` (every heartbeat is old then, and
+ * the living must not be taken for dead).
  *
  * A graceful stop (SIGTERM) drains first, so its runs all ended; it then
  * deletes its own row, and nothing is lost.
@@ -80,18 +82,31 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
     }
   }
 
+  /**
+   * Since when this replica's beats have succeeded without a break. After a
+   * database outage every replica's heartbeat is old; a replica reaps only
+   * once it has itself been beating for `staleMs`, so the others had the
+   * same chance to beat again and are not taken for dead.
+   */
+  let beatingSince: number | undefined = performance.now();
   let ticking = false;
   const timer = setInterval(() => {
     if (ticking || closed) return;
     ticking = true;
     void (async () => {
       try {
-        await beat();
+        try {
+          await beat();
+        } catch (error) {
+          beatingSince = undefined;
+          throw error;
+        }
+        beatingSince ??= performance.now();
         for (const [callId, state] of [...unwritten]) {
           await writeEnd(callId, state);
           unwritten.delete(callId);
         }
-        await reap();
+        if (performance.now() - beatingSince >= staleMs) await reap();
       } catch (error) {
         options.onWarning?.('heartbeat or reaping failed (PostgreSQL unreachable?)', error);
       } finally {
