@@ -16,9 +16,8 @@ import { createBuiltinTools } from '../src/tools/index.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
-import { openDatabase, type Database } from './postgres/database.ts';
-import { createPostgresEventSink, type PostgresEventSink } from './postgres/event-sink.ts';
-import { createSpillWriter } from './postgres/spill-store.ts';
+import type { Database } from './postgres/database.ts';
+import type { PostgresEventSink } from './postgres/event-sink.ts';
 
 export interface PtcCore {
   registry: ToolRegistry;
@@ -29,7 +28,7 @@ export interface PtcCore {
   logs: LogRouter;
   mcp: McpBridge | undefined;
   /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
-  database?: { db: Database; events: PostgresEventSink };
+  database?: SharedDatabase;
   /** Flushes events, disconnects MCP servers, closes the code mode and the sandbox. */
   close(): Promise<void>;
 }
@@ -63,7 +62,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
         ? undefined
         : database !== undefined
           ? // Shared by every replica: the text goes to the ptc_spill table, which the notice names.
-            { dir: path.join(config.dataDir, 'spill'), shownAs: 'ptc_spill', maxInlineBytes: config.spill.maxInlineBytes, write: createSpillWriter(database.db) }
+            { dir: path.join(config.dataDir, 'spill'), shownAs: 'ptc_spill', maxInlineBytes: config.spill.maxInlineBytes, write: database.spill }
           : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
@@ -128,13 +127,25 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   };
 }
 
-async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<{ db: Database; events: PostgresEventSink }> {
+export interface SharedDatabase {
+  db: Database;
+  events: PostgresEventSink;
+  spill(sessionId: string, callId: string, bytes: Uint8Array): Promise<void>;
+}
+
+/** Loaded only when a database URL is set: the embedded default never loads `pg`. */
+async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<SharedDatabase> {
+  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }] = await Promise.all([
+    import('./postgres/database.ts'),
+    import('./postgres/event-sink.ts'),
+    import('./postgres/spill-store.ts'),
+  ]);
   const db = await openDatabase({
     url: config.databaseUrl!,
     poolSize: config.databasePoolSize,
     onWarning: (message, error) => logger?.warn({ err: error }, message),
   });
-  return { db, events: createPostgresEventSink(db) };
+  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db) };
 }
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */

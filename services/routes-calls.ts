@@ -134,6 +134,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
           },
         });
         state = endState(body, run.signal);
+        // Recorded before the result is sent, so a GET /v1/runs/:callId right after sees the end.
+        recorded = false;
+        await ledger.ended(run.callId, state);
         // Without a log router the lines arrive with the result.
         if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
         stream.send('result', tenant.response(body));
@@ -145,7 +148,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       }
       return reply;
     } finally {
-      if (recorded) ledger.ended(run.callId, state);
+      if (recorded) await ledger.ended(run.callId, state);
       run.end();
       reply.raw.off('close', onClose);
     }

@@ -30,8 +30,8 @@ export interface RunLedger {
   readonly replica: string;
   /** Records a run as running; false when another replica runs that callId; rejects when the record cannot be written (the run must not start). */
   started(run: RunStart): Promise<boolean>;
-  /** Records how a run ended (never rejects: a failed write is retried later). */
-  ended(callId: string, state: Exclude<RunState, 'running' | 'lost'>): void;
+  /** Records how a run ended; resolves once written (the response then follows, so a GET right after sees the end). Never rejects: a failed write is retried later. */
+  ended(callId: string, state: Exclude<RunState, 'running' | 'lost'>): Promise<void>;
   get(callId: string): Promise<RunRecord | undefined>;
   /** Asks the replica running `callId` to cancel it; false when no replica runs it. */
   cancelElsewhere(callId: string): Promise<boolean>;
@@ -62,7 +62,7 @@ export function createMemoryRunLedger(replica = replicaName(), max = MEMORY_LEDG
       }
       return true;
     },
-    ended(callId, state) {
+    async ended(callId, state) {
       const record = runs.get(callId);
       if (record !== undefined && record.state === 'running') {
         record.state = state;

@@ -21,7 +21,6 @@ import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 import { createMemoryRunLedger, replicaName, type RunLedger } from './run-ledger.ts';
-import { createPostgresRunLedger } from './postgres/run-ledger.ts';
 
 /** The longest run a client can ask for (DESIGN §7), ms. */
 export const MAX_RUN_MS = 600_000;
@@ -151,6 +150,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
 /** The shared runs table with a database (heartbeats, reaping, cross-replica cancels), else this replica's memory. */
 async function createLedger(core: PtcCore, runs: RunTracker, app: FastifyInstance): Promise<RunLedger> {
   if (core.database === undefined) return createMemoryRunLedger();
+  const { createPostgresRunLedger } = await import('./postgres/run-ledger.ts');
   return createPostgresRunLedger({
     db: core.database.db,
     replica: replicaName(),

@@ -137,6 +137,7 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
       });
       writing.add(write);
       void write.finally(() => writing.delete(write));
+      return write;
     },
     async get(callId) {
       const { rows } = await db.query<{ call_id: string; session_id: string; state: RunState; replica: string; started_at: Date; ended_at: Date | null }>(
