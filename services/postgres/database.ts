@@ -21,8 +21,11 @@ export const CHANNELS = { events: 'ptc_events', cancel: 'ptc_cancel' } as const;
 
 export interface Database {
   readonly pool: pg.Pool;
-  /** Runs a statement; a connection failure marks the database down until a statement succeeds again. */
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * Runs a statement; a connection failure marks the database down until a statement succeeds again.
+   * `name`: a prepared statement, parsed and planned once per connection (the hot path: appends, run rows).
+   */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>>;
   /** Whether the last statement or probe reached the database (no I/O). */
   available(): boolean;
   /** Probes with `SELECT 1` when the last statement failed (at most once a second). */
@@ -70,9 +73,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     failure = { code, message: `PostgreSQL is unreachable or failing (${code})` };
   }
 
-  async function query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  async function query<R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string): Promise<pg.QueryResult<R>> {
     try {
-      const result = await pool.query<R>(text, values);
+      const result = await pool.query<R>(name === undefined ? { text, values } : { name, text, values });
       failure = undefined;
       return result;
     } catch (error) {

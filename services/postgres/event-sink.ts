@@ -80,7 +80,7 @@ export function createPostgresEventSink(db: Database): PostgresEventSink {
       body = withoutContent(body, error);
       text = JSON.stringify(body);
     }
-    const result = await db.query<{ seq: string }>(APPEND, [event.sessionId, text]);
+    const result = await db.query<{ seq: string }>(APPEND, [event.sessionId, text], 'ptc_append');
     return Object.freeze({ seq: Number(result.rows[0].seq), ...body }) as unknown as ToolEvent;
   }
 
@@ -128,7 +128,7 @@ export function createPostgresEventSink(db: Database): PostgresEventSink {
       const after = options.after ?? 0;
       const limit = Math.max(1, options.limit ?? DEFAULT_PAGE_LIMIT);
       const maxBytes = options.maxBytes ?? DEFAULT_PAGE_BYTES;
-      const { rows } = await db.query<{ seq: string; event: string }>(PAGE, [sessionId, after, limit + 1]);
+      const { rows } = await db.query<{ seq: string; event: string }>(PAGE, [sessionId, after, limit + 1], 'ptc_page');
       const events: SessionLogEvent[] = [];
       let bytes = 0;
       for (const row of rows) {

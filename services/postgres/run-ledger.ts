@@ -54,7 +54,7 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
   await beat();
 
   const writeEnd = async (callId: string, state: string) => {
-    await db.query("UPDATE ptc_runs SET state = $2, ended_at = now() WHERE call_id = $1 AND state = 'running'", [callId, state]);
+    await db.query("UPDATE ptc_runs SET state = $2, ended_at = now() WHERE call_id = $1 AND state = 'running'", [callId, state], 'ptc_run_end');
   };
 
   async function reap(): Promise<void> {
@@ -128,6 +128,7 @@ export async function createPostgresRunLedger(options: PostgresRunLedgerOptions)
          ON CONFLICT (call_id) DO UPDATE SET session_id = $2, name = $3, replica = $4, state = 'running', started_at = now(), ended_at = NULL
          WHERE ptc_runs.state <> 'running'`,
         [run.callId, run.sessionId, run.name.slice(0, 256), replica],
+        'ptc_run_start',
       );
       return result.rowCount === 1;
     },
