@@ -1,6 +1,7 @@
 /**
  * `npm run bench:service [-- --duration 20 --connections 16 --runtime process]`
- * (`-- --capacity`: the capacity mode instead, see bench/service-capacity.ts):
+ * (`-- --capacity`: the capacity mode instead, see bench/service-capacity.ts;
+ * `-- --database [--replicas 3]`: JSONL against PostgreSQL, see bench/service-database.ts):
  * autocannon against a real `ptc serve` (a child process, port 0) on
  * POST /v1/run: a trivial program, then a program making 10 nested calls.
  * Prints runs/s, latency p50/p99 and errors (transport errors, non-2xx and
@@ -174,6 +175,11 @@ async function compareTypecheck(cwd: string, mode: string, options: Options): Pr
 }
 
 async function run(options: Options = parseOptions(process.argv.slice(2))): Promise<void> {
+  if (process.argv.includes('--database')) {
+    const { runDatabaseBench } = await import('./service-database.ts');
+    await runDatabaseBench(process.argv.slice(2), startServer);
+    return;
+  }
   if (process.argv.includes('--capacity')) {
     const { runCapacity } = await import('./service-capacity.ts');
     await runCapacity(process.argv.slice(2), startServer);

@@ -11,9 +11,18 @@
  * `npm test` (CI time budget): see SECURITY.md.
  *
  * Options: --duration <s> (120), --clients <n> (32), --runtime <kind>
- * (process), --max-rss-growth-mib <MiB> (150), --warmup <s> (5).
+ * (process), --max-rss-growth-mib <MiB> (150), --warmup <s> (5),
+ * --replicas <n> (1), --database (on by itself when --replicas > 1).
+ *
+ * With --database, the replicas share an embedded PostgreSQL and one
+ * workspace; each client sends its calls to the replicas in turn, so every
+ * session's runs spread over all of them. The logs are then read from the
+ * database, and one more invariant holds: each session's seqs are 1..n with
+ * no gap and no duplicate.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { startTestDatabase } from '../test/postgres/embedded.ts';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,41 +36,68 @@ const { values: options } = parseArgs({
     'max-rss-growth-mib': { type: 'string', default: '150' },
     warmup: { type: 'string', default: '5' },
     keep: { type: 'boolean', default: false },
+    replicas: { type: 'string', default: '1' },
+    database: { type: 'boolean', default: false },
   },
 });
 const durationMs = Number(options.duration) * 1000;
 const clients = Number(options.clients);
 const maxGrowthMiB = Number(options['max-rss-growth-mib']);
 const warmupMs = Number(options.warmup) * 1000;
+const replicaCount = Math.max(1, Number(options.replicas));
+const useDatabase = options.database || replicaCount > 1;
 
 const root = path.resolve(import.meta.dirname, '..');
 const NODE = path.join(root, 'node_modules/.bin/node');
 const CLI = path.join(root, 'services/cli.ts');
 
-// ---- the server ----
+// ---- the servers ----
 const base = await mkdtemp(path.join(tmpdir(), 'ptc-soak-'));
 const data = path.join(base, 'data');
 const workspace = path.join(base, 'workspace');
 const config = path.join(base, 'ptc.config.json');
+const database = useDatabase ? await startTestDatabase() : undefined;
 // Every client shares 127.0.0.1: rate and per-client caps would turn the soak into a 429 test.
-await writeFile(config, JSON.stringify({ rateLimit: { max: 10_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1_000, maxConnectionsPerClient: 100_000, maxConnections: 100_000 }));
-const child = spawn(
-  NODE,
-  ['--no-node-snapshot', '--max-semi-space-size=16', CLI, 'serve', '--port', '0', '--config', config, '--data', data, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
-  { cwd: base, stdio: ['ignore', 'pipe', 'pipe'] },
+await writeFile(
+  config,
+  JSON.stringify({
+    rateLimit: { max: 10_000_000, timeWindow: 60_000 },
+    maxConcurrentRunsPerClient: 1_000,
+    maxConnectionsPerClient: 100_000,
+    maxConnections: 100_000,
+    ...(database === undefined ? {} : { databaseUrl: database.url }),
+  }),
 );
 let stderr = '';
-child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-const url = await new Promise<string>((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    const match = /ptc listening on (\S+)/.exec(out);
-    if (match !== null) resolve(match[1]);
+interface Replica {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | string>;
+}
+async function startReplica(index: number): Promise<Replica> {
+  const dataDir = replicaCount === 1 ? data : `${data}-${index}`;
+  const child = spawn(
+    NODE,
+    ['--no-node-snapshot', '--max-semi-space-size=16', CLI, 'serve', '--port', '0', '--config', config, '--data', dataDir, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
+    { cwd: base, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /ptc listening on (\S+)/.exec(out);
+      if (match !== null) resolve(match[1]);
+    });
+    void exited.then((code) => reject(new Error(`ptc serve exited (${code}) before listening:\n${stderr}`)));
   });
-  void exited.then((code) => reject(new Error(`ptc serve exited (${code}) before listening:\n${stderr}`)));
-});
+  return { child, url, exited };
+}
+const replicas: Replica[] = [];
+for (let i = 0; i < replicaCount; i++) replicas.push(await startReplica(i));
+const child = replicas[0].child;
+const url = replicas[0].url;
 await fetch(`${url}/v1/tools/write`, {
   method: 'POST',
   headers: { 'content-type': 'application/json' },
@@ -138,6 +174,8 @@ async function client(id: number): Promise<void> {
     const kind = KINDS[(id + i) % KINDS.length];
     const sessionId = `soak-${id % 16}`;
     const callId = `c${id}-${i}`;
+    // Each client walks the replicas in turn: a session's runs land on all of them.
+    const url = replicas[(id + i) % replicas.length].url;
     const started = performance.now();
     let response: Response;
     try {
@@ -192,21 +230,40 @@ const elapsed = performance.now() - t0;
 const rssEnd = await rssOf(child.pid!);
 const treeEnd = await treeRss(child.pid!);
 
-child.kill('SIGTERM');
-const exitCode = await exited;
+for (const replica of replicas) replica.child.kill('SIGTERM');
+const exitCodes = await Promise.all(replicas.map((r) => r.exited));
+const exitCode = exitCodes.find((code) => code !== 0) ?? 0;
 
 // ---- the session logs ----
 const onDisk = new Set<string>();
 let tornLines = 0;
-const sessionsDir = path.join(data, 'sessions');
-for (const name of (await readdir(sessionsDir)).filter((n) => n.endsWith('.jsonl'))) {
-  const lines = (await readFile(path.join(sessionsDir, name), 'utf8')).split('\n').filter((line) => line !== '');
-  for (const line of lines) {
-    try {
-      const event = JSON.parse(line) as StoredEvent;
-      onDisk.add(`${event.sessionId}#${event.seq}#${event.type}`);
-    } catch {
-      tornLines++;
+/** Sessions whose seqs are not exactly 1..n (a gap or a duplicate across replicas). */
+let disordered = 0;
+if (database !== undefined) {
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  const { rows } = await db.query<{ session_id: string; seq: string; event: string }>('SELECT session_id, seq, event FROM ptc_events ORDER BY session_id, seq');
+  await db.end();
+  const seqs = new Map<string, number[]>();
+  for (const row of rows) {
+    const event = JSON.parse(row.event) as { type: string };
+    onDisk.add(`${row.session_id}#${Number(row.seq)}#${event.type}`);
+    let list = seqs.get(row.session_id);
+    if (list === undefined) seqs.set(row.session_id, (list = []));
+    list.push(Number(row.seq));
+  }
+  for (const list of seqs.values()) if (list.some((seq, i) => seq !== i + 1)) disordered++;
+} else {
+  const sessionsDir = path.join(data, 'sessions');
+  for (const name of (await readdir(sessionsDir)).filter((n) => n.endsWith('.jsonl'))) {
+    const lines = (await readFile(path.join(sessionsDir, name), 'utf8')).split('\n').filter((line) => line !== '');
+    for (const line of lines) {
+      try {
+        const event = JSON.parse(line) as StoredEvent;
+        onDisk.add(`${event.sessionId}#${event.seq}#${event.type}`);
+      } catch {
+        tornLines++;
+      }
     }
   }
 }
@@ -217,14 +274,18 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const sorted = [...latencies].sort((a, b) => a - b);
 const pct = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]).toFixed(1);
 const growthMiB = (rssEnd - rssStart) / 1024 / 1024;
-console.log(`soak: ${clients} clients, ${(elapsed / 1000).toFixed(1)} s, runtime ${options.runtime}`);
+console.log(
+  `soak: ${clients} clients, ${(elapsed / 1000).toFixed(1)} s, runtime ${options.runtime}, ${replicaCount} replica${replicaCount > 1 ? 's' : ''} on ${database === undefined ? 'JSONL' : 'PostgreSQL'}`,
+);
 console.log(`  calls completed  ${completedCalls} (${(completedCalls / (elapsed / 1000)).toFixed(1)}/s): ${KINDS.map((k) => `${k} ${byKind.get(k) ?? 0}`).join(', ')}`);
 console.log(`  outcomes         ${unexpected} unexpected (a failing run that succeeded, or another call that failed)`);
 console.log(`  statuses         ${[...statuses].map(([s, n]) => `${s}×${n}`).join(' ')}; network errors ${networkErrors}`);
 console.log(`  latency ms       p50 ${pct(50)}  p90 ${pct(90)}  p99 ${pct(99)}  max ${pct(100)}`);
 console.log(`  server RSS MiB   after warm-up ${mib(rssStart)}, end ${mib(rssEnd)}, peak ${mib(rssPeak)} (growth ${growthMiB.toFixed(1)}, limit ${maxGrowthMiB})`);
 console.log(`  tree RSS MiB     after warm-up ${mib(treeStart)}, end ${mib(treeEnd)} (server + sandbox children)`);
-console.log(`  events           ${completedEvents.length} in responses, ${onDisk.size} on disk, ${missing} missing, ${tornLines} torn`);
+console.log(
+  `  events           ${completedEvents.length} in responses, ${onDisk.size} stored, ${missing} missing, ${tornLines} torn${database === undefined ? '' : `, ${disordered} sessions with a gap or duplicate seq`}`,
+);
 console.log(`  shutdown         exit ${exitCode}`);
 
 const broken: string[] = [];
@@ -234,7 +295,8 @@ if (growthMiB > maxGrowthMiB) broken.push(`server RSS grew ${growthMiB.toFixed(1
 if (missing > 0) broken.push(`${missing} events of completed calls are missing from the session logs`);
 if (completedCalls === 0) broken.push('no call completed');
 if (unexpected > 0) broken.push(`${unexpected} calls ended unlike their kind (see outcomes)`);
-if (exitCode !== 0) broken.push(`the server exited with ${exitCode} on SIGTERM`);
+if (exitCode !== 0) broken.push(`a server exited with ${exitCode} on SIGTERM`);
+if (disordered > 0) broken.push(`${disordered} sessions have a gap or a duplicate seq`);
 if (surprises.length > 0) {
   console.log(`unexpected outcomes (${surprises.length}):`);
   for (const line of surprises) console.log(`  ${line}`);
@@ -246,5 +308,6 @@ if (broken.length > 0) {
 } else {
   console.log('OK: every invariant held');
 }
+await database?.destroy();
 if (!options.keep) await rm(base, { recursive: true, force: true });
 else console.log(`  kept ${base}`);

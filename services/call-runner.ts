@@ -29,6 +29,8 @@ export interface CallResponse {
 /** What the routes need of a session store: reading, and (for live events) watching. */
 export type SessionSource = SessionEventReader & {
   watch?(rootCallId: string, listener: EventListener): () => void;
+  /** Wakes `onWake` whenever events of the session became durable (live follow). */
+  followSession?(sessionId: string, onWake: () => void): () => void;
 };
 
 export interface CallDeps {

@@ -64,6 +64,12 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(typingsBudgetOption())
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        `PostgreSQL for session events, runs and heartbeats, shared by replicas (default: none, JSONL under --data; env: ${ENV.databaseUrl})`,
+      ),
+    )
     .action(async (flags: ConfigFlags) => serve(load(flags)));
 
   configOptions(program.command('mcp').description('Serve Code Mode as an MCP server on stdio (run_code, search_tools, typings resources); logs go to stderr.'))

@@ -153,6 +153,13 @@ export interface PtcConfig {
    * characters; past it, `search_tools` is offered and the description says to search first. Default 16,000.
    */
   typingsBudget: number;
+  /**
+   * PostgreSQL connection string (`postgres://user:pass@host:5432/db`): session events, runs and
+   * heartbeats go to the database, shared by every replica. Default: none (JSONL files under `dataDir`).
+   */
+  databaseUrl?: string;
+  /** Connections in this replica's PostgreSQL pool (plus one held for LISTEN). Default 10. */
+  databasePoolSize: number;
 }
 
 const positiveInt = { type: 'integer', minimum: 1 } as const;
@@ -271,6 +278,8 @@ export const CONFIG_FILE_SCHEMA = {
     // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
     mcpServers: { type: 'object' },
     typingsBudget: { type: 'integer', minimum: 0 },
+    databaseUrl: { type: 'string', minLength: 1 },
+    databasePoolSize: { type: 'integer', minimum: 1, maximum: 1000 },
   },
 } as const;
 
@@ -302,4 +311,6 @@ export interface ConfigFile {
   logLevel?: LogLevel;
   mcpServers?: Record<string, McpServerConfig>;
   typingsBudget?: number;
+  databaseUrl?: string;
+  databasePoolSize?: number;
 }

@@ -33,6 +33,7 @@ export interface ConfigFlags {
   mode?: string;
   logLevel?: string;
   typingsBudget?: string | number;
+  databaseUrl?: string;
 }
 
 export const CONFIG_FILE_NAME = 'ptc.config.json';
@@ -54,6 +55,7 @@ export const DEFAULTS = {
   maxConnectionsPerClient: 128,
   logLevel: 'info' as LogLevel,
   typingsBudget: 16_000,
+  databasePoolSize: 10,
 } as const;
 
 /** The environment variable behind each flag. */
@@ -69,6 +71,7 @@ export const ENV = {
   mode: 'PTC_MODE',
   logLevel: 'PTC_LOG_LEVEL',
   typingsBudget: 'PTC_TYPINGS_BUDGET',
+  databaseUrl: 'PTC_DATABASE_URL',
 } as const;
 
 /** A configuration that cannot be used; the message lists every problem. */
@@ -136,7 +139,13 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
       DEFAULTS.logLevel,
     mcpServers: {},
     typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
+    databasePoolSize: file.databasePoolSize ?? DEFAULTS.databasePoolSize,
   };
+  const databaseUrl = pick('databaseUrl') ?? file.databaseUrl;
+  if (databaseUrl !== undefined) {
+    if (/^postgres(ql)?:\/\//.test(databaseUrl)) config.databaseUrl = databaseUrl;
+    else problems.push('the database URL must start with postgres:// or postgresql:// (for example postgres://ptc:secret@db:5432/ptc)');
+  }
   const mcp = validateMcpServersConfig(file.mcpServers ?? {});
   if (mcp.ok) config.mcpServers = resolveMcpCwds(mcp.servers, dir);
   else problems.push(...mcp.errors);

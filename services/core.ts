@@ -16,6 +16,8 @@ import { createBuiltinTools } from '../src/tools/index.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
+import type { Database } from './postgres/database.ts';
+import type { PostgresEventSink } from './postgres/event-sink.ts';
 
 export interface PtcCore {
   registry: ToolRegistry;
@@ -25,6 +27,8 @@ export interface PtcCore {
   /** Live console lines of each run, by callId. */
   logs: LogRouter;
   mcp: McpBridge | undefined;
+  /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
+  database?: SharedDatabase;
   /** Flushes events, disconnects MCP servers, closes the code mode and the sandbox. */
   close(): Promise<void>;
 }
@@ -41,7 +45,11 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   mkdirSync(config.workspace, { recursive: true });
   const durable = options.durable === true;
   if (durable) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const sink = durable
+  // With a database URL, session events live in PostgreSQL, shared by every replica; JSONL stays the embedded default.
+  const database = durable && config.databaseUrl !== undefined ? await openSharedDatabase(config, options.logger) : undefined;
+  const sink = database !== undefined
+    ? database.events
+    : durable
     ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions'), maxOpenFiles: config.limits.maxOpenSessionFiles })
     : createMemoryEventSink();
   const sessions = createSessionStore(sink, {
@@ -49,7 +57,13 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   });
   const registry = createToolRegistry({
     eventSink: sessions,
-    spill: config.spill === undefined || !durable ? undefined : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
+    spill:
+      config.spill === undefined || !durable
+        ? undefined
+        : database !== undefined
+          ? // Shared by every replica: the text goes to the ptc_spill table, which the notice names.
+            { dir: path.join(config.dataDir, 'spill'), shownAs: 'ptc_spill', maxInlineBytes: config.spill.maxInlineBytes, write: database.spill }
+          : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
   for (const tool of createBuiltinTools({ workspace: config.workspace, limits: config.toolLimits })) {
@@ -76,6 +90,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
       await codeMode.start();
     } catch (error) {
       await codeMode.close();
+      await database?.db.close();
       throw error;
     }
   }
@@ -85,6 +100,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
       mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
     } catch (error) {
       await codeMode.close();
+      await database?.db.close();
       throw error;
     }
   }
@@ -96,6 +112,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     codeMode,
     logs,
     mcp,
+    ...(database === undefined ? {} : { database }),
     close() {
       closing ??= (async () => {
         await mcp?.close();
@@ -103,12 +120,33 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
         if ('close' in sink) await sink.close();
         // Closes the runtime too: code mode made it.
         await codeMode.close();
+        await database?.db.close();
       })();
       return closing;
     },
   };
 }
 
+export interface SharedDatabase {
+  db: Database;
+  events: PostgresEventSink;
+  spill(sessionId: string, callId: string, bytes: Uint8Array): Promise<void>;
+}
+
+/** Loaded only when a database URL is set: the embedded default never loads `pg`. */
+async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<SharedDatabase> {
+  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }] = await Promise.all([
+    import('./postgres/database.ts'),
+    import('./postgres/event-sink.ts'),
+    import('./postgres/spill-store.ts'),
+  ]);
+  const db = await openDatabase({
+    url: config.databaseUrl!,
+    poolSize: config.databasePoolSize,
+    onWarning: (message, error) => logger?.warn({ err: error }, message),
+  });
+  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db) };
+}
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */
 function withoutDisabled(registry: ToolRegistry, disabled: ReadonlySet<string>): ToolRegistry {

@@ -27,6 +27,7 @@ import type { PtcMetrics } from './metrics.ts';
 import { registerCallRoutes } from './routes-calls.ts';
 import { registerInfoRoutes } from './routes-info.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
+import { createMemoryRunLedger, type RunLedger } from './run-ledger.ts';
 
 /** What the routes need of a code mode (`createCodeMode(...)` has it). */
 export interface PromptSource {
@@ -64,6 +65,12 @@ export interface PtcPluginOptions {
   maxConcurrentRunsPerClient?: number;
   /** Body limit of the POST routes, bytes. Default: the instance's (Fastify: 1 MiB); past it 413. */
   bodyLimit?: number;
+  /** Where runs are recorded for `GET /v1/runs/:callId` and cross-replica cancels. Default: this plugin's memory (recent runs). */
+  ledger?: RunLedger;
+  /** False while the shared database is unreachable: new calls get 503 `DATABASE_UNAVAILABLE` at once. Default: always available. */
+  databaseAvailable?: () => boolean;
+  /** Live follow of a session (`GET /v1/sessions/:id/events` as SSE): `onWake` whenever the session may have new events. Default: no live follow (406). */
+  followSession?: (sessionId: string, onWake: () => void) => () => void;
   /** While true, new calls get 503 and `/readyz` fails. Default: never. */
   isShuttingDown?: () => boolean;
 }
@@ -76,6 +83,7 @@ export const ptcPlugin: FastifyPluginAsync<PtcPluginOptions> = async (app: Fasti
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strictBodies : coercedParams).compile(schema));
   app.setErrorHandler(sendError);
   if (options.auth !== undefined) app.addHook('onRequest', createBearerAuth('tokens' in options.auth ? options.auth.tokens : options.auth.token));
-  registerCallRoutes(app, { ...options, runs });
+  const ledger = options.ledger ?? createMemoryRunLedger();
+  registerCallRoutes(app, { ...options, runs, ledger });
   registerInfoRoutes(app, options);
 };

@@ -102,6 +102,29 @@ export const CANCEL_SCHEMA = {
   },
 } as const;
 
+export const RUN_STATUS_SCHEMA = {
+  summary: 'Where a call runs and how it ended',
+  description:
+    'Any replica answers: with a database the runs table is shared; without one, the replica knows its own recent runs. `lost`: the replica running it stopped heartbeating; its session log ends with a failed `tool/result` (code RUN_LOST).',
+  tags: ['runs'],
+  params: { type: 'object', properties: { callId: id('The callId of a call.') }, required: ['callId'] },
+  response: {
+    200: {
+      type: 'object',
+      required: ['callId', 'sessionId', 'state', 'replica', 'startedAt'],
+      properties: {
+        callId: { type: 'string' },
+        sessionId: { type: 'string' },
+        state: { type: 'string', enum: ['running', 'ok', 'failed', 'cancelled', 'lost'] },
+        replica: { type: 'string' },
+        startedAt: { type: 'string' },
+        endedAt: { type: 'string' },
+      },
+    },
+    ...errors(400, 401, 404, 503),
+  },
+} as const;
+
 export const EVENTS_SCHEMA = {
   summary: "Read a session's durable events",
   tags: ['sessions'],

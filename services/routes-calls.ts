@@ -9,7 +9,8 @@ import { executeCall, type CallResponse } from './call-runner.ts';
 import { HttpError, errorBody } from './http-errors.ts';
 import type { RunKind } from './metrics.ts';
 import type { PtcPluginOptions } from './plugin.ts';
-import { CANCEL_SCHEMA, RUN_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
+import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
+import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
 import { tenantOf } from './tenancy.ts';
@@ -38,8 +39,8 @@ interface CallInput {
 /** Sessions without an explicit id share this one. */
 export const DEFAULT_SESSION_ID = 'default';
 
-export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker }): void {
-  const { runs } = options;
+export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger }): void {
+  const { runs, ledger } = options;
   const limits = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit };
 
   app.post('/v1/run', { schema: RUN_SCHEMA, ...limits }, (request, reply) => {
@@ -58,11 +59,32 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
   app.delete('/v1/runs/:callId', { schema: CANCEL_SCHEMA }, async (request, reply) => {
     const { callId } = request.params as { callId: string };
     // Only the caller's tenant's runs can be named: its prefix is always prepended.
-    if (!runs.cancel(tenantOf(request).inner(callId, 'callId'), `cancelled by DELETE /v1/runs/${callId}`)) {
+    const stored = tenantOf(request).inner(callId, 'callId');
+    // Not here: the replica running it (if any) is told through the database.
+    const cancelled = runs.cancel(stored, `cancelled by DELETE /v1/runs/${callId}`) || (await databaseCall(() => ledger.cancelElsewhere(stored)));
+    if (!cancelled) {
       throw new HttpError('RUN_NOT_FOUND', `no call with callId "${callId}" is running: it already ended or never started`);
     }
     return reply.code(202).send({ callId, cancelled: true });
   });
+
+  app.get('/v1/runs/:callId', { schema: RUN_STATUS_SCHEMA }, async (request) => {
+    const { callId } = request.params as { callId: string };
+    const tenant = tenantOf(request);
+    const record = await databaseCall(() => ledger.get(tenant.inner(callId, 'callId')));
+    if (record === undefined) throw new HttpError('RUN_NOT_FOUND', `no call with callId "${callId}" is known: it never started, or (without a database) ran on another replica or before a restart`);
+    return { ...record, callId, sessionId: tenant.outer(record.sessionId) };
+  });
+
+  /** Runs a ledger call; a database failure becomes 503 DATABASE_UNAVAILABLE. */
+  async function databaseCall<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof HttpError) throw error;
+      throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable or failing: retry after the Retry-After seconds', { 'retry-after': '2' });
+    }
+  }
 
   async function serveCall(request: FastifyRequest, reply: FastifyReply, input: CallInput): Promise<CallResponse | FastifyReply> {
     if (options.isShuttingDown?.() === true) {
@@ -72,7 +94,12 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const tenant = tenantOf(request);
     const callId = input.callId ?? randomUUID();
     const sessionId = tenant.inner(input.sessionId ?? DEFAULT_SESSION_ID, 'sessionId');
+    if (options.databaseAvailable?.() === false) {
+      throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable, so this run could not be recorded: retry after the Retry-After seconds', { 'retry-after': '2' });
+    }
     const run = runs.begin(tenant.inner(callId, 'callId'), request.ip, callId);
+    let state: Exclude<RunState, 'running' | 'lost'> = 'failed';
+    let recorded = false;
     const onClose = () => {
       if (!reply.raw.writableFinished) run.cancel('the client closed the connection');
     };
@@ -80,8 +107,13 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (request.raw.destroyed || request.socket.destroyed) onClose();
     const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run };
     try {
+      if (!(await databaseCall(() => ledger.started({ callId: run.callId, sessionId, name: input.name })))) {
+        throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running on another replica: use a fresh callId or omit it`);
+      }
+      recorded = true;
       if (!acceptsEventStream(request)) {
         const body = tenant.response(await executeCall(options, call));
+        state = endState(body, run.signal);
         if (isBusy(body)) {
           throw new HttpError('SANDBOX_BUSY', 'the sandbox had no memory headroom for the run in time and nothing of the program ran: retry after the Retry-After seconds', {
             'retry-after': BUSY_RETRY_AFTER_SECONDS,
@@ -101,6 +133,10 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
             stream.send('log', { line });
           },
         });
+        state = endState(body, run.signal);
+        // Recorded before the result is sent, so a GET /v1/runs/:callId right after sees the end.
+        recorded = false;
+        await ledger.ended(run.callId, state);
         // Without a log router the lines arrive with the result.
         if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
         stream.send('result', tenant.response(body));
@@ -112,10 +148,16 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       }
       return reply;
     } finally {
+      if (recorded) await ledger.ended(run.callId, state);
       run.end();
       reply.raw.off('close', onClose);
     }
   }
+}
+
+function endState(body: CallResponse, signal: AbortSignal): 'ok' | 'failed' | 'cancelled' {
+  if (!body.isError) return 'ok';
+  return signal.aborted ? 'cancelled' : 'failed';
 }
 
 function acceptsEventStream(request: FastifyRequest): boolean {

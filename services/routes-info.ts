@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import type { PtcPluginOptions } from './plugin.ts';
 import { tenantOf } from './tenancy.ts';
+import { followSessionEvents } from './session-follow.ts';
 import { EVENTS_SCHEMA, PROBE_SCHEMA, PROMPT_SCHEMA, TOOLS_SCHEMA, TYPINGS_SCHEMA } from './route-schemas.ts';
 
 export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
@@ -31,11 +32,31 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     reply.type('text/markdown; charset=utf-8').send(await codeMode.prompt()),
   );
 
-  app.get('/v1/sessions/:id/events', { schema: EVENTS_SCHEMA }, async (request) => {
+  const follow = options.followSession ?? sessions.followSession;
+  app.get('/v1/sessions/:id/events', { schema: EVENTS_SCHEMA }, async (request, reply) => {
     const { id } = request.params as { id: string };
     const { after, limit } = request.query as { after: number; limit: number };
     // A tenant reads only under its own prefix (services/tenancy.ts).
     const tenant = tenantOf(request);
+    const accept = request.headers.accept;
+    if (follow !== undefined && typeof accept === 'string' && accept.includes('text/event-stream')) {
+      const stored = tenant.inner(id, 'id');
+      // Validates the id (400) before the stream opens.
+      try {
+        await sessions.readPage(stored, { after, limit: 1 });
+      } catch (error) {
+        if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', error.message);
+        throw new HttpError('EVENT_LOG_UNAVAILABLE', `the log of session ${id} cannot be read right now: retry later; the server log has the cause`);
+      }
+      return followSessionEvents(request, reply, {
+        sessionId: stored,
+        after,
+        limit,
+        read: async (from, max) => sessions.readPage(stored, { after: from, limit: max }),
+        follow,
+        show: (event) => (tenant.name === undefined ? event : tenant.event(event)),
+      });
+    }
     let page;
     try {
       page = await sessions.readPage(tenant.inner(id, 'id'), { after, limit });
@@ -55,7 +76,12 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (!ready) throw new HttpError('NOT_READY', 'the sandbox pool is still starting: retry shortly');
     const log = await sessions.health?.();
     if (log !== undefined && !log.ok) {
-      throw new HttpError('NOT_READY', `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`);
+      throw new HttpError(
+        'NOT_READY',
+        options.databaseAvailable !== undefined
+          ? `the shared database is unreachable or failing (${log.code}): ready again once it answers`
+          : `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`,
+      );
     }
     // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
     if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');

@@ -21,6 +21,7 @@ import { registerPlayground } from './playground.ts';
 import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
+import { createMemoryRunLedger, replicaName, type RunLedger } from './run-ledger.ts';
 
 /** The longest run a client can ask for, ms (code mode's default `maxTimeoutMs`). */
 export const MAX_RUN_MS = 600_000;
@@ -98,8 +99,10 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
   const runs = createRunTracker({ maxPerClient: config.maxConcurrentRunsPerClient });
   let shuttingDown = false;
   let mcp: McpRoutes;
+  let ledger: RunLedger;
   try {
-    mcp = await mountRoutes(app, core, config, runs, () => shuttingDown);
+    ledger = await createLedger(core, runs, app);
+    mcp = await mountRoutes(app, core, config, runs, ledger, () => shuttingDown);
   } catch (error) {
     await app.close();
     await core.close();
@@ -127,6 +130,8 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
         grace.unref();
         await runs.idle();
         clearTimeout(grace);
+        // Every run ended: leave the cluster, so no replica marks anything of ours lost.
+        await ledger.close();
         // MCP clients keep an SSE stream open: no run needs it any more.
         await mcp.close();
         // In-flight responses are written now; what remains are kept-alive sockets.
@@ -143,7 +148,27 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
 }
 
 /** Auth, rate limit, load shedding, OpenAPI and the plugin, on the root instance. */
-async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfig, runs: RunTracker, isShuttingDown: () => boolean): Promise<McpRoutes> {
+/** The shared runs table with a database (heartbeats, reaping, cross-replica cancels), else this replica's memory. */
+async function createLedger(core: PtcCore, runs: RunTracker, app: FastifyInstance): Promise<RunLedger> {
+  if (core.database === undefined) return createMemoryRunLedger();
+  const { createPostgresRunLedger } = await import('./postgres/run-ledger.ts');
+  return createPostgresRunLedger({
+    db: core.database.db,
+    replica: replicaName(),
+    append: (event) => core.sessions.append(event),
+    cancelLocal: (callId) => runs.cancel(callId, 'cancelled by DELETE /v1/runs on another replica'),
+    onWarning: (message, error) => app.log.warn({ err: error }, message),
+  });
+}
+
+async function mountRoutes(
+  app: FastifyInstance,
+  core: PtcCore,
+  config: PtcConfig,
+  runs: RunTracker,
+  ledger: RunLedger,
+  isShuttingDown: () => boolean,
+): Promise<McpRoutes> {
   const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
 
   const isProbe = (request: FastifyRequest) => (request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true;
@@ -195,6 +220,10 @@ async function mountRoutes(app: FastifyInstance, core: PtcCore, config: PtcConfi
     metrics,
     runtime: core.runtime,
     runs,
+    ledger,
+    ...(core.database === undefined
+      ? {}
+      : { databaseAvailable: core.database.db.available, followSession: core.database.events.follow }),
     isShuttingDown,
   });
   registerPlayground(app);

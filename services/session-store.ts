@@ -27,6 +27,8 @@ export type EventListener = (event: ToolEvent | Promise<ToolEvent>) => void;
 export interface SessionStore extends EventSink, SessionEventReader {
   /** Calls `listener` with every event of the run rooted at `rootCallId` as it is appended (see {@link EventListener}). Returns unsubscribe. */
   watch(rootCallId: string, listener: EventListener): () => void;
+  /** Calls `onWake` after each flush of `sessionId` in this process (its events are then readable). Returns unsubscribe. */
+  followSession(sessionId: string, onWake: () => void): () => void;
 }
 
 /** The root call id an event belongs to: its own callId for `tool/result`. */
@@ -42,6 +44,16 @@ export interface SessionStoreOptions {
 export function createSessionStore(sink: EventSink & SessionEventReader, options: SessionStoreOptions = {}): SessionStore {
   const cap = createEventCapper(options.caps);
   const watchers = new Map<string, Set<EventListener>>();
+  const followers = new Map<string, Set<() => void>>();
+  const wake = (sessionId: string) => {
+    for (const onWake of followers.get(sessionId) ?? []) {
+      try {
+        onWake();
+      } catch {
+        // A follower (an HTTP stream) never fails the run that flushed.
+      }
+    }
+  };
 
   const notify = (root: string, event: ToolEvent | Promise<ToolEvent>): void => {
     const listeners = watchers.get(root);
@@ -64,7 +76,20 @@ export function createSessionStore(sink: EventSink & SessionEventReader, options
       return stamped;
     },
     async flush(sessionId) {
-      await sink.flush?.(sessionId);
+      try {
+        await sink.flush?.(sessionId);
+      } finally {
+        wake(sessionId);
+      }
+    },
+    followSession(sessionId, onWake) {
+      let set = followers.get(sessionId);
+      if (set === undefined) followers.set(sessionId, (set = new Set()));
+      set.add(onWake);
+      return () => {
+        set.delete(onWake);
+        if (set.size === 0 && followers.get(sessionId) === set) followers.delete(sessionId);
+      };
     },
     readPage(sessionId, options) {
       return sink.readPage(sessionId, options);

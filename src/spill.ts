@@ -32,6 +32,13 @@ export interface SpillOptions {
    * preview (head, notice, tail) fits within the cap. Minimum 512.
    */
   maxInlineBytes: number;
+  /**
+   * Stores the spilled text somewhere other than a file under `dir` (a
+   * service sharing a database keeps it in a table, so every replica has
+   * it); `dir` and `shownAs` then only name it in the notice. A rejection
+   * keeps the original result, as a failed file write does. Default: a file.
+   */
+  write?: (sessionId: string, callId: string, bytes: Uint8Array) => Promise<void>;
 }
 
 export const MIN_INLINE_BYTES = 512;
@@ -49,7 +56,10 @@ export function resolveSpillOptions(options: SpillOptions): SpillOptions {
     throw new RangeError(`spill.maxInlineBytes must be an integer of at least ${MIN_INLINE_BYTES} (bytes)`);
   }
   if (options.shownAs !== undefined && typeof options.shownAs !== 'string') throw new TypeError('spill.shownAs must be a string, or omitted');
-  return { dir: resolve(options.dir), maxInlineBytes: max, shownAs: options.shownAs ?? resolve(options.dir) };
+  if (options.write !== undefined && typeof options.write !== 'function') throw new TypeError('spill.write must be a function, or omitted');
+  const resolved: SpillOptions = { dir: resolve(options.dir), maxInlineBytes: max, shownAs: options.shownAs ?? resolve(options.dir) };
+  if (options.write !== undefined) resolved.write = options.write;
+  return resolved;
 }
 
 /** The text of a text-only content, or undefined when any block is not text. */
@@ -86,8 +96,12 @@ export async function spillResult(
   const preview = buildPreview(bytes, options.maxInlineBytes, join(options.shownAs ?? options.dir, sessionId, `${callId}.txt`));
   if (preview === undefined) return result;
   try {
-    await mkdir(folder, { recursive: true });
-    await writeFile(file, bytes);
+    if (options.write !== undefined) {
+      await options.write(sessionId, callId, bytes);
+    } else {
+      await mkdir(folder, { recursive: true });
+      await writeFile(file, bytes);
+    }
   } catch {
     return result;
   }
