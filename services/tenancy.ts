@@ -68,7 +68,9 @@ function prefixed(name: string): TenantScope {
         ? { ...e, sessionId: outer(e.sessionId) }
         : e.type === 'tool/result'
           ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId) }
-          : { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId), parentCallId: outer(e.parentCallId) };
+          : e.type === 'agent/context'
+            ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId) }
+            : { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId), parentCallId: outer(e.parentCallId) };
     return translated as E;
   };
   return {
