@@ -86,6 +86,12 @@ function prefixed(name: string): TenantScope {
     },
     outer,
     event,
-    response: (body) => ({ ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) }),
+    response: (body) => {
+      const translated: CallResponse = { ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) };
+      if (body.contexts !== undefined) {
+        translated.contexts = body.contexts.map((context) => (context.callId === undefined ? context : { ...context, callId: outer(context.callId) }));
+      }
+      return translated;
+    },
   };
 }
