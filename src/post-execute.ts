@@ -31,7 +31,9 @@ export async function runPostExecute(
   for (const hook of hooks) {
     let decision: unknown;
     try {
-      decision = await hook(call.exec, result);
+      // Most hooks answer synchronously (code mode's own passes every nested call): no extra turn for them.
+      const answered = hook(call.exec, result);
+      decision = isThenable(answered) ? await answered : answered;
     } catch (error) {
       result = hookError(call, `threw: ${describeThrown(error).message}`);
       continue;
@@ -104,6 +106,10 @@ function appendContexts(before: HookContext[] | undefined, added: HookContext[] 
   if (added === undefined) return before;
   if (before === undefined) return added;
   return Object.freeze([...before, ...added]) as HookContext[];
+}
+
+function isThenable(x: unknown): x is PromiseLike<unknown> {
+  return typeof x === 'object' && x !== null && typeof (x as { then?: unknown }).then === 'function';
 }
 
 function hookError(call: Call, what: string): ToolExecutionResult {
