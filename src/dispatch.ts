@@ -96,7 +96,8 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
 
   let valueReplaced = false;
   if (hooks.postExecute.length > 0) {
-    const outcome = await runPostExecute(call, hooks.postExecute, result);
+    const pending = runPostExecute(call, hooks.postExecute, result);
+    const outcome = pending instanceof Promise ? await pending : pending;
     result = outcome.result;
     valueReplaced = outcome.valueReplaced;
   }

@@ -21,29 +21,54 @@ export interface PostExecuteOutcome {
   valueReplaced: boolean;
 }
 
-export async function runPostExecute(
+/**
+ * Runs the hooks. Synchronous while every hook answers synchronously (code
+ * mode's own hook passes every nested call at once), so the common case
+ * costs the dispatch no extra turns; from the first hook that answers with a
+ * promise on, the rest run asynchronously.
+ */
+export function runPostExecute(
   call: Call,
   hooks: readonly PostExecuteHook[],
   initial: ToolExecutionResult,
-): Promise<PostExecuteOutcome> {
-  let result = initial;
-  let valueReplaced = false;
-  for (const hook of hooks) {
-    let decision: unknown;
+): PostExecuteOutcome | Promise<PostExecuteOutcome> {
+  const state: PostExecuteOutcome = { result: initial, valueReplaced: false };
+  for (let i = 0; i < hooks.length; i++) {
+    let answered: unknown;
     try {
-      // Most hooks answer synchronously (code mode's own passes every nested call): no extra turn for them.
-      const answered = hook(call.exec, result);
-      decision = isThenable(answered) ? await answered : answered;
+      answered = hooks[i](call.exec, state.result);
+      if (isThenable(answered)) return finishAsync(call, hooks, i, answered, state);
     } catch (error) {
-      result = hookError(call, `threw: ${describeThrown(error).message}`);
+      state.result = hookError(call, `threw: ${describeThrown(error).message}`);
       continue;
     }
-    if (decision === undefined || decision === null) continue;
-    const applied = apply(call, result, decision);
-    result = applied.result;
-    if (applied.valueReplaced) valueReplaced = true;
+    decide(call, state, answered);
   }
-  return { result, valueReplaced };
+  return state;
+}
+
+async function finishAsync(
+  call: Call,
+  hooks: readonly PostExecuteHook[],
+  index: number,
+  pending: PromiseLike<unknown>,
+  state: PostExecuteOutcome,
+): Promise<PostExecuteOutcome> {
+  for (let i = index; i < hooks.length; i++) {
+    try {
+      decide(call, state, await (i === index ? pending : hooks[i](call.exec, state.result)));
+    } catch (error) {
+      state.result = hookError(call, `threw: ${describeThrown(error).message}`);
+    }
+  }
+  return state;
+}
+
+function decide(call: Call, state: PostExecuteOutcome, decision: unknown): void {
+  if (decision === undefined || decision === null) return;
+  const applied = apply(call, state.result, decision);
+  state.result = applied.result;
+  if (applied.valueReplaced) state.valueReplaced = true;
 }
 
 function apply(call: Call, result: ToolExecutionResult, decision: unknown): PostExecuteOutcome {

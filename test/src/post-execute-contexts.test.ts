@@ -82,6 +82,21 @@ describe('post-execute additionalContexts', () => {
     expect(codeOf(empty)).toBe('INVALID_TOOL_OUTPUT');
   });
 
+  it('runs synchronous and asynchronous hooks in order, an async rejection withholding the result', async () => {
+    const registry = createToolRegistry();
+    registry.register(echoTool());
+    registry.hook('tools/post-execute', () => ({ kind: 'accept', additionalContexts: [note('sync 1')] }));
+    registry.hook('tools/post-execute', async () => ({ kind: 'accept', additionalContexts: [note('async 2')] }));
+    let fail = false;
+    registry.hook('tools/post-execute', () => (fail ? Promise.reject(new Error('down')) : { kind: 'accept', additionalContexts: [note('sync 3')] }));
+    const result = await registry.dispatch({ name: 'echo', arguments: { text: 'hi' } });
+    expect(result.additionalContexts).toEqual([note('sync 1'), note('async 2'), note('sync 3')]);
+    fail = true;
+    const failed = await registry.dispatch({ name: 'echo', arguments: { text: 'hi' } });
+    expect(codeOf(failed)).toBe('INVALID_TOOL_OUTPUT');
+    expect(textOf(failed)).toMatch(/threw: down/);
+  });
+
   it('makes wrong combinations type errors', () => {
     const decisions: PostExecuteDecision[] = [
       { kind: 'accept', additionalContexts: [note('ok')] },
