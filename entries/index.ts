@@ -35,8 +35,12 @@ export type {
   ToolRegistry,
   DispatchRequest,
   DispatchToken,
+  Agent,
   AgentHandle,
   AgentContext,
+  InjectOrigin,
+  InjectedContext,
+  HookContext,
   PostExecuteDecision,
   ExecuteHook,
   PostExecuteHook,
@@ -52,6 +56,7 @@ export type {
   ToolResultEvent,
   PtcDispatchEvent,
   PtcDispatchStartEvent,
+  AgentContextEvent,
   EventSink,
   LogGapEvent,
   SessionLogEvent,
@@ -59,6 +64,9 @@ export type {
   ReadPageOptions,
   LogDamage,
 } from '../src/events.ts';
+export { createEventAgent } from '../src/event-agent.ts';
+export { contextsOfEvents } from '../src/run-contexts.ts';
+export type { RunContext } from '../src/run-contexts.ts';
 export { createEventCapper, DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
 export type { EventCaps } from '../src/event-sinks/event-caps.ts';
 export { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';

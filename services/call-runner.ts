@@ -4,9 +4,11 @@
  * as they are appended, and shape the response body.
  */
 import { performance } from 'node:perf_hooks';
+import { createEventAgent } from '../src/event-agent.ts';
 import type { ToolEvent } from '../src/events.ts';
+import { contextsOfEvents, type RunContext } from '../src/run-contexts.ts';
 import type { JsonValue } from '../src/json.ts';
-import type { ToolErrorInfo, ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
+import type { Agent, ToolErrorInfo, ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
 import type { ContentBlock } from '../src/content.ts';
 import type { PtcMetrics, RunKind } from './metrics.ts';
 import type { LogRouter } from './log-router.ts';
@@ -23,6 +25,12 @@ export interface CallResponse {
   error?: { message: string; info?: ToolErrorInfo };
   meta?: JsonValue;
   events: ToolEvent[];
+  /**
+   * What the call produced for the next model request, from its durable
+   * events: injects (`agent/context`) in order, then the contexts on its
+   * result. Absent when there are none.
+   */
+  contexts?: RunContext[];
   stats: { wallMs: number; calls: number };
 }
 
@@ -88,7 +96,7 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   const started = performance.now();
   let result: ToolExecutionResult;
   try {
-    result = await registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal });
+    result = await registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal, ...agentOf(registry) });
   } finally {
     unwatch?.();
     unwatchLogs?.();
@@ -109,5 +117,19 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   if (result.isError) body.error = result.error;
   else body.value = result.value;
   if (result.meta !== undefined) body.meta = result.meta;
+  const contexts = contextsOfEvents(events);
+  if (contexts.length > 0) body.contexts = contexts;
   return body;
+}
+
+/**
+ * The session's agent for one call: each `exec.agent.inject` becomes an
+ * `agent/context` event in the session log (capped like every event), which
+ * the response then returns in `contexts`. The registry drops an inject made
+ * after its call settled, so a finished run gets no more events.
+ */
+function agentOf(registry: ToolRegistry): { agent: Agent } | Record<string, never> {
+  const sink = registry.eventSink;
+  if (sink === undefined) return {};
+  return { agent: createEventAgent(sink, (error, event) => registry.reportSinkError?.(error, event)) };
 }

@@ -8,6 +8,8 @@
  *   the typings of the best matches;
  * - the typings as resources, `ptc://typings` and `ptc://typings/{tool}`;
  * - a progress notification per nested call start and end, when asked for;
+ * - the contexts a run produced (`exec.agent.inject`, post-execute hooks),
+ *   as text after the result and under `_meta["ptc-executor/contexts"]`;
  * - cancellation (`notifications/cancelled` aborts the run as
  *   `DELETE /v1/runs/:callId` does), and `tools/list_changed` when the
  *   catalogue changes.
@@ -28,6 +30,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolEvent } from '../src/events.ts';
 import type { JsonValue } from '../src/json.ts';
+import type { RunContext } from '../src/run-contexts.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { executeCall, type SessionSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
@@ -248,9 +251,10 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
     const body = await executeCall(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId, run }, onEvent === undefined ? {} : { onEvent });
     // Every progress notice goes out before the result it belongs to.
     await Promise.allSettled(sent);
-    if (body.isError) return failure(body.error?.message ?? 'the run failed');
-    const value = body.value as { logs: string[]; result?: JsonValue };
-    return { content: textOf(body.content), structuredContent: value };
+    const result: CallToolResult = body.isError
+      ? failure(body.error?.message ?? 'the run failed')
+      : { content: textOf(body.content), structuredContent: body.value as { logs: string[]; result?: JsonValue } };
+    return withContexts(result, body.contexts);
   } finally {
     signal.removeEventListener('abort', onAbort);
     run.end();
@@ -276,6 +280,24 @@ async function searchTools(catalog: McpCatalog, args: Record<string, unknown>): 
       : `${tools.length} best matches, best first. Call them in run_code as tools[name](args).\n\n` +
         tools.map((tool) => `// ${tool.name}\n${tool.typings}`).join('\n');
   return { content: [{ type: 'text', text }], structuredContent: { tools } };
+}
+
+/** The `_meta` key under which a run's contexts travel, structured, for a harness that reads them. */
+export const CONTEXTS_META_KEY = 'ptc-executor/contexts';
+
+/**
+ * A run's contexts ride on its tool result twice: as text blocks after the
+ * result's own content (an MCP client puts tool results in front of the next
+ * model request, so the model reads them there), and structured under
+ * `_meta["ptc-executor/contexts"]` for a harness that places them itself.
+ */
+function withContexts(result: CallToolResult, contexts: readonly RunContext[] | undefined): CallToolResult {
+  if (contexts === undefined || contexts.length === 0) return result;
+  const blocks = contexts.flatMap((context) => {
+    const from = context.via === 'inject' ? `injected by ${context.source ?? 'a tool'}` : context.source === undefined ? 'from a hook' : `from ${context.source}`;
+    return context.content.flatMap((block) => (block.type === 'text' ? [{ type: 'text' as const, text: `[context ${from}]\n${block.text}` }] : []));
+  });
+  return { ...result, content: [...result.content, ...blocks], _meta: { ...result._meta, [CONTEXTS_META_KEY]: contexts as unknown as JsonValue } };
 }
 
 function failure(message: string): CallToolResult {

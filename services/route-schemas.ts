@@ -45,6 +45,21 @@ const CALL_RESPONSE = {
     },
     meta: { description: 'Presentation metadata (direct tool calls only).' },
     events: { type: 'array', items: looseObject, description: "This call's durable events, in order." },
+    contexts: {
+      type: 'array',
+      description:
+        'Context the call produced for the next model request (put it in front of that request): first what tools injected with exec.agent.inject, in order (each also an agent/context event), then what post-execute hooks attached to the result and, for run_code, to its nested calls. Capped like the events. Absent when there is none.',
+      items: {
+        type: 'object',
+        required: ['via', 'content'],
+        properties: {
+          via: { type: 'string', enum: ['inject', 'hook'], description: '`inject`: a tool called exec.agent.inject; `hook`: a post-execute hook attached it.' },
+          content: { type: 'array', items: looseObject, description: 'MCP content blocks.' },
+          source: { type: 'string', description: 'inject: the plugin that injected; hook: the label the hook gave, if any.' },
+          callId: { type: 'string', description: 'inject: the call that injected (the run or one of its nested calls).' },
+        },
+      },
+    },
     stats: {
       type: 'object',
       properties: {
@@ -58,7 +73,7 @@ const CALL_RESPONSE = {
 export const RUN_SCHEMA = {
   summary: 'Run a program (run_code)',
   description:
-    'Runs `code` as the body of an async function with `tools.<name>(args)` in scope. A failing program is still a 200 with `isError: true`. With `Accept: text/event-stream` the response is SSE: `ptc-dispatch-start`, `ptc-dispatch`, `log` (each console line), then `result` (this body). Closing the connection cancels the run.',
+    'Runs `code` as the body of an async function with `tools.<name>(args)` in scope. A failing program is still a 200 with `isError: true`. With `Accept: text/event-stream` the response is SSE: `ptc-dispatch-start`, `ptc-dispatch`, `context` (each agent/context event), `log` (each console line), then `result` (this body). Closing the connection cancels the run.',
   tags: ['runs'],
   body: {
     type: 'object',

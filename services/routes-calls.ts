@@ -126,7 +126,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       try {
         const body = await executeCall(options, call, {
           onEvent(event) {
-            if (event.type !== 'tool/result') stream.send(event.type.slice('tool/'.length), tenant.event(event));
+            // ptc-dispatch-start, ptc-dispatch, and `context` for an agent/context (an inject while the run goes on).
+            if (event.type === 'agent/context') stream.send('context', tenant.event(event));
+            else if (event.type !== 'tool/result') stream.send(event.type.slice('tool/'.length), tenant.event(event));
           },
           onLog(line) {
             liveLines++;

@@ -68,7 +68,9 @@ function prefixed(name: string): TenantScope {
         ? { ...e, sessionId: outer(e.sessionId) }
         : e.type === 'tool/result'
           ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId) }
-          : { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId), parentCallId: outer(e.parentCallId) };
+          : e.type === 'agent/context'
+            ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId) }
+            : { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId), parentCallId: outer(e.parentCallId) };
     return translated as E;
   };
   return {
@@ -84,6 +86,12 @@ function prefixed(name: string): TenantScope {
     },
     outer,
     event,
-    response: (body) => ({ ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) }),
+    response: (body) => {
+      const translated: CallResponse = { ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) };
+      if (body.contexts !== undefined) {
+        translated.contexts = body.contexts.map((context) => (context.callId === undefined ? context : { ...context, callId: outer(context.callId) }));
+      }
+      return translated;
+    },
   };
 }

@@ -8,6 +8,7 @@
  * still recorded; a request too malformed to name a call is neither.
  */
 import { randomUUID } from 'node:crypto';
+import { bindAgent, endAgent, isAgent } from './agent.ts';
 import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
 import type { HookLists } from './hooks.ts';
@@ -50,6 +51,8 @@ export async function dispatch(env: DispatchEnv, request: DispatchRequest): Prom
     // Only a bug in the pipeline lands here; the promise still resolves.
     result = failure('TOOL_FAILED', `internal error while dispatching ${JSON.stringify(ids.name)}: ${describeThrown(error).message}`, 'InternalError');
   }
+  // The call has settled: nothing it injects from now on reaches the agent (nor lands after its tool/result).
+  if (ids.agent !== undefined) endAgent(ids.agent);
   if (ids.parent === undefined && env.eventSink !== undefined) {
     const recording = record(env, env.eventSink, ids, result);
     if (recording !== undefined) await recording;
@@ -93,7 +96,8 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
 
   let valueReplaced = false;
   if (hooks.postExecute.length > 0) {
-    const outcome = await runPostExecute(call, hooks.postExecute, result);
+    const pending = runPostExecute(call, hooks.postExecute, result);
+    const outcome = pending instanceof Promise ? await pending : pending;
     result = outcome.result;
     valueReplaced = outcome.valueReplaced;
   }
@@ -148,14 +152,17 @@ function readRequest(request: DispatchRequest): Ids | string {
     }
     if (signal !== undefined && !(signal instanceof AbortSignal)) return 'request.signal must be an AbortSignal (or omitted)';
     if (parent !== undefined && !isToken(parent)) return 'request.parent must be the enclosing call’s exec.token (or omitted)';
+    if (agent !== undefined && !isAgent(agent)) return 'request.agent must be an object with an inject(context, origin) method (or omitted)';
     const id = callId ?? randomUUID();
+    const root = rootCallId ?? id;
+    const session = sessionId ?? 'default';
     return {
       name,
       callId: id,
-      rootCallId: rootCallId ?? id,
-      sessionId: sessionId ?? 'default',
+      rootCallId: root,
+      sessionId: session,
       signal: signal ?? NEVER,
-      agent,
+      agent: agent === undefined ? undefined : bindAgent(agent, { sessionId: session, rootCallId: root, callId: id, name }),
       parent,
       arguments: request.arguments,
     };
@@ -180,6 +187,7 @@ function record(env: DispatchEnv, sink: EventSink, ids: Ids, result: ToolExecuti
   };
   if (result.isError) event.error = result.error;
   if (result.meta !== undefined) event.meta = result.meta as JsonValue;
+  if (result.additionalContexts !== undefined) event.additionalContexts = result.additionalContexts;
   let appended: unknown;
   try {
     appended = sink.append(event);

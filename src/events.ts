@@ -4,7 +4,7 @@
  */
 import type { ContentBlock } from './content.ts';
 import type { JsonValue } from './json.ts';
-import type { ToolErrorInfo } from './tool.ts';
+import type { HookContext, InjectedContext, ToolErrorInfo } from './tool.ts';
 
 interface EventEnvelope {
   sessionId: string;
@@ -22,6 +22,12 @@ export interface ToolResultEvent extends EventEnvelope {
   content: ContentBlock[];
   error?: { message: string; info?: ToolErrorInfo };
   meta?: JsonValue;
+  /**
+   * Contexts post-execute hooks attached to the result (for run_code, also
+   * those attached to its nested calls), content as blocks: presentation for
+   * the next model request.
+   */
+  additionalContexts?: HookContext[];
 }
 export interface PtcDispatchStartEvent extends EventEnvelope {
   type: 'tool/ptc-dispatch-start';
@@ -41,7 +47,23 @@ export interface PtcDispatchEvent extends EventEnvelope {
   content: ContentBlock[];
   error?: ToolErrorInfo;
 }
-export type ToolEvent = ToolResultEvent | PtcDispatchStartEvent | PtcDispatchEvent;
+/**
+ * Context a tool appended with `exec.agent.inject` for the next model
+ * request, written while the injecting call ran (so always before the
+ * `tool/result` of its outer call).
+ */
+export interface AgentContextEvent extends EventEnvelope {
+  type: 'agent/context';
+  /** The outer call the injecting call belongs to. */
+  rootCallId: string;
+  /** The call that injected: the outer call itself, or a nested call of its program. */
+  callId: string;
+  /** The injecting tool. */
+  name: string;
+  content: InjectedContext['content'];
+  source: InjectedContext['source'];
+}
+export type ToolEvent = ToolResultEvent | PtcDispatchStartEvent | PtcDispatchEvent | AgentContextEvent;
 
 /**
  * Written by a durable sink in place of events it could not store (a write

@@ -18,9 +18,44 @@ export interface AgentContext {
   content: string | ContentBlock[];
   source: { kind: 'plugin'; plugin: string };
 }
-/** The harness's agent as a tool sees it. May be disposed: `inject` may throw. */
+
+/**
+ * The harness's agent as a tool sees it (`exec.agent`): bound by the registry
+ * to the call it was given to. `inject` appends durable context the next
+ * model request sees; it does not wake an idle agent. An inject after the
+ * call settled is dropped without an error (the run it belongs to is over);
+ * a malformed context throws a `TypeError`. A host's {@link Agent} may also
+ * throw (a disposed agent): guard the call with try/catch.
+ */
 export interface AgentHandle {
   inject(context: AgentContext): void;
+}
+
+/** Which call injected a context: filled in by the registry, never by the tool. */
+export interface InjectOrigin {
+  sessionId: string;
+  /** The outer call the injecting call belongs to (itself when not nested). */
+  rootCallId: string;
+  /** The call whose body injected. */
+  callId: string;
+  /** The tool that injected. */
+  name: string;
+}
+
+/**
+ * The harness's agent as the registry receives it (`DispatchRequest.agent`).
+ * The registry hands each call's body its own {@link AgentHandle}, which
+ * checks the context, turns string content into one text block and passes
+ * the call's {@link InjectOrigin}.
+ */
+export interface Agent {
+  inject(context: InjectedContext, origin: InjectOrigin): void;
+}
+
+/** A context as the registry passes it on: checked, frozen, content as blocks. */
+export interface InjectedContext {
+  content: ContentBlock[];
+  source: { kind: 'plugin'; plugin: string };
 }
 
 /** What a tool body sees: immutable for the whole dispatch. */
@@ -42,9 +77,14 @@ export interface ToolExec<Args = FrozenJson<JsonObject>> {
 /** The exec an around-dispatch wrapper sees: `signal` may be replaced (never removed). */
 export type WrapperExec = Omit<ToolExec, 'signal'> & { signal: AbortSignal };
 
-/** Extra context a hook attaches to a result. */
+/**
+ * Extra context a post-execute hook attaches to a result
+ * (`additionalContexts`): presentation for the next model request, never
+ * part of the canonical value and never shown to a program.
+ */
 export interface HookContext {
   content: string | ContentBlock[];
+  /** Who attached it, such as the policy's name. */
   source?: string;
 }
 
@@ -125,11 +165,20 @@ export type ExecuteHook = (
   next: () => Promise<ToolExecutionResult>,
 ) => Promise<ToolExecutionResult>;
 
-/** Post-execute decisions. Replacing both content and value is unrepresentable. */
+/**
+ * Post-execute decisions. The outcomes are mutually exclusive: replace
+ * `content`, replace `value`, attach contexts only, or `block`. Any of them
+ * may attach `additionalContexts`, which are appended to those of earlier
+ * hooks; replacing the value or blocking drops the contexts earlier hooks
+ * attached (they may describe the value that is gone). Replacing both
+ * content and value, a block with content or value, and an accept that
+ * changes nothing are unrepresentable.
+ */
 export type PostExecuteDecision =
-  | { kind: 'accept'; content: ContentBlock[]; value?: never }
-  | { kind: 'accept'; value: JsonValue; content?: never }
-  | { kind: 'block'; feedback: string };
+  | { kind: 'accept'; content: ContentBlock[]; value?: never; feedback?: never; additionalContexts?: HookContext[] }
+  | { kind: 'accept'; value: JsonValue; content?: never; feedback?: never; additionalContexts?: HookContext[] }
+  | { kind: 'accept'; additionalContexts: HookContext[]; content?: never; value?: never; feedback?: never }
+  | { kind: 'block'; feedback: string; content?: never; value?: never; additionalContexts?: HookContext[] };
 
 export type PostExecuteHook = (
   exec: ToolExec,
@@ -160,7 +209,12 @@ export interface DispatchRequest {
   sessionId?: string;
   /** Default: a signal that never aborts. */
   signal?: AbortSignal;
-  agent?: AgentHandle;
+  /**
+   * The harness's agent: each call's body sees it as `exec.agent`, bound to
+   * that call (nested calls of a program included). Without it `exec.agent`
+   * is unset.
+   */
+  agent?: Agent;
   /** The enclosing dispatch's token; marks the call as nested. */
   parent?: DispatchToken;
 }

@@ -20,7 +20,9 @@
 import type { ContentBlock } from '../content.ts';
 import type { JsonValue } from '../json.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
-import type { ToolDefinition, ToolErrorInfo, ToolRegistry } from '../tool.ts';
+import { createEventAgent } from '../event-agent.ts';
+import { hookContexts, injectedContext, type RunContext } from '../run-contexts.ts';
+import type { Agent, DispatchToken, HookContext, ToolDefinition, ToolErrorInfo, ToolRegistry } from '../tool.ts';
 import type { SandboxRuntime } from '../sandbox-runtime.ts';
 import { CODE_MODE_KINDS, TYPECHECK_MODES, describeChoices, type CodeModeKind } from './choices.ts';
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
@@ -78,6 +80,13 @@ export interface CodeModeToolResult {
   value?: { logs: string[]; result?: JsonValue };
   /** On failure: the message (as in `content`) and its structured fields. */
   error?: { message: string; info?: ToolErrorInfo };
+  /**
+   * Contexts the run produced for the next model request (put them in front
+   * of it): what tools injected with `exec.agent.inject`, in order, then what
+   * post-execute hooks attached to the result and to its nested calls.
+   * Absent when there are none.
+   */
+  contexts?: RunContext[];
 }
 
 export interface CodeModeToolCall {
@@ -87,6 +96,12 @@ export interface CodeModeToolCall {
   sessionId?: string;
   /** Default: a fresh random id. */
   callId?: string;
+  /**
+   * Your agent, to hear each inject as it happens too. Whatever you pass,
+   * injects are returned in `contexts` and (when the registry has an event
+   * sink) appended to the session log as `agent/context` events.
+   */
+  agent?: Agent;
 }
 
 /** run_code for an agent framework: JSON Schemas in, rendered content and canonical value out. */
@@ -113,8 +128,11 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     throw new TypeError(`typecheck '${typecheck}' needs a typings service: pass typings, or set typecheck to 'off'`);
   }
 
+  // Per instance: contexts hooks attached to a run's nested calls, by the run's token, until the run's own post-execute.
+  const nestedContexts = new WeakMap<DispatchToken, HookContext[]>();
   const runCodeTool = createRunCodeTool({
     registry,
+    nestedContexts,
     runtime,
     limits,
     typecheck,
@@ -123,7 +141,18 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   }) as unknown as ToolDefinition;
 
   // Registered first: a registry that already has a run_code refuses it before any hook is installed.
-  const disposers = [registry.register(runCodeTool), registry.hook('tools/execute', commitOrderHook)];
+  const disposers = [
+    registry.register(runCodeTool),
+    registry.hook('tools/execute', commitOrderHook),
+    // Nested contexts are presentation for the next model request: they go on the run's result (and its tool/result), never to the program.
+    registry.hook('tools/post-execute', (exec) => {
+      if (exec.parent !== undefined || exec.name !== RUN_CODE) return undefined;
+      const contexts = nestedContexts.get(exec.token);
+      if (contexts === undefined) return undefined;
+      nestedContexts.delete(exec.token);
+      return { kind: 'accept', additionalContexts: contexts };
+    }),
+  ];
   if (mode === 'code') {
     disposers.push(
       registry.hook('tools/admit', ({ name, nested }) =>
@@ -153,15 +182,28 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
         inputSchema: ownSchema.parameters,
         outputSchema: ownSchema.output,
         async execute(input: unknown, call: CodeModeToolCall = {}): Promise<CodeModeToolResult> {
+          const injected: RunContext[] = [];
+          const hear: Agent['inject'] = (context, origin) => {
+            injected.push(injectedContext(context, origin));
+            call.agent?.inject(context, origin);
+          };
+          const sink = registry.eventSink;
+          const agent: Agent =
+            sink === undefined ? { inject: hear } : createEventAgent(sink, (error, event) => registry.reportSinkError?.(error, event), hear);
           const result = await registry.dispatch({
             name: RUN_CODE,
             arguments: input,
+            agent,
             ...(call.signal === undefined ? {} : { signal: call.signal }),
             ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
             ...(call.callId === undefined ? {} : { callId: call.callId }),
           });
-          if (result.isError) return { content: result.content, isError: true, error: result.error };
-          return { content: result.content, isError: false, value: result.value as { logs: string[]; result?: JsonValue } };
+          const contexts = [...injected, ...hookContexts(result.additionalContexts)];
+          const out: CodeModeToolResult = result.isError
+            ? { content: result.content, isError: true, error: result.error }
+            : { content: result.content, isError: false, value: result.value as { logs: string[]; result?: JsonValue } };
+          if (contexts.length > 0) out.contexts = contexts;
+          return out;
         },
       });
     },

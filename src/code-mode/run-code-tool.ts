@@ -9,7 +9,7 @@ import { defineTool } from '../define-tool.ts';
 import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
-import type { ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
+import type { DispatchToken, HookContext, ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
@@ -28,6 +28,12 @@ export interface RunCodeDeps {
   typings?: TypingsService;
   typecheck: TypecheckMode;
   onLog?(line: string, call: { callId: string; sessionId: string }): void;
+  /**
+   * Where a run leaves the contexts post-execute hooks attached to its nested
+   * calls, by the run's token; code mode's own post-execute hook moves them
+   * onto the run's result (they never reach the program).
+   */
+  nestedContexts?: WeakMap<DispatchToken, HookContext[]>;
 }
 
 const RUN_CODE_PARAMETERS = {
@@ -124,6 +130,7 @@ async function runProgram(
     sessionId: exec.sessionId,
     token: exec.token,
     ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+    ...(deps.nestedContexts === undefined ? {} : { onContexts: collectInto(deps.nestedContexts, exec.token) }),
     maxCalls: limits.maxCalls,
     maxArgBytes: limits.maxArgBytes,
     maxParallelCalls: limits.maxParallelCalls,
@@ -154,6 +161,14 @@ async function runProgram(
   if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs), failureDetails(outcome.failure, scheduler));
   if (outcome.resultJson === undefined) return { logs };
   return { logs, result: JSON.parse(outcome.resultJson) as JsonValue };
+}
+
+function collectInto(store: WeakMap<DispatchToken, HookContext[]>, token: DispatchToken): (contexts: HookContext[]) => void {
+  return (contexts) => {
+    const list = store.get(token);
+    if (list === undefined) store.set(token, [...contexts]);
+    else list.push(...contexts);
+  };
 }
 
 /** The structured fields of a failed run; the nested call only when this run really made it and it failed. */

@@ -18,7 +18,7 @@
 import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
-import type { AgentHandle, DispatchToken, ExecuteHook, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+import type { Agent, DispatchToken, ExecuteHook, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
 /**
  * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
@@ -43,7 +43,9 @@ export interface RunSchedulerOptions {
   rootCallId: string;
   sessionId: string;
   token: DispatchToken;
-  agent?: AgentHandle;
+  agent?: Agent;
+  /** Contexts post-execute hooks attached to a nested result, in commit order (they go on the run's own result). */
+  onContexts?(contexts: HookContext[]): void;
   maxCalls: number;
   /** Bytes (UTF-8) of one call's argument JSON; a larger argument is refused with `INVALID_ARGS`. */
   maxArgBytes: number;
@@ -186,6 +188,7 @@ export class RunScheduler {
         if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
         this.#append(event);
         if (result.isError) this.#failed.set(pending.callId, pending.name);
+        if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
         pending.resolve(toOutcome(result, pending.callId));
         pending.markSettled();
         this.#inFlight.delete(done);

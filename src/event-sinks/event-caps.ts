@@ -4,17 +4,20 @@
  * rendered content is capped per event and per run before any sink sees it:
  *
  * - one event keeps at most `maxEventContentBytes` of content (a nested call's
- *   `arguments`, or the `content` and error message of a result); past it the
- *   text is cut and a marker states the original size;
- * - the nested-call events of one run keep at most `maxRunEventBytes` of such
- *   content together; past it later events keep their metadata (ids, name,
- *   isError, error code) and a marker instead of their content, so every
- *   nested call still leaves its events.
+ *   `arguments`, the `content` and error message of a result, the contexts a
+ *   result carries, the `content` of an injected `agent/context`); past it
+ *   the text is cut and a marker states the original size;
+ * - the nested-call and `agent/context` events of one run keep at most
+ *   `maxRunEventBytes` of such content together; past it later events keep
+ *   their metadata (ids, name, isError, error code, source) and a marker
+ *   instead of their content, so every nested call and inject still leaves
+ *   its event.
  *
  * Only the stored event is cut: the program and the caller get results whole.
  */
 import type { ContentBlock } from '../content.ts';
 import type { NewToolEvent } from '../events.ts';
+import type { HookContext } from '../tool.ts';
 import type { JsonValue } from '../json.ts';
 
 export interface EventCaps {
@@ -81,14 +84,45 @@ function capResult(event: Extract<NewToolEvent, { type: 'tool/result' }>, max: n
   const bytes = contentBytes(event.content);
   const message = event.error?.message;
   const messageBytes = message === undefined ? 0 : Buffer.byteLength(message);
-  if (bytes <= max && messageBytes <= max) return event;
+  const contexts = event.additionalContexts;
+  const contextBytes = contexts === undefined ? 0 : contextsBytes(contexts);
+  if (bytes <= max && messageBytes <= max && contextBytes <= max) return event;
   const capped = { ...event };
+  if (contexts !== undefined && contextBytes > max) {
+    capped.additionalContexts = cutContexts(contexts, max, contextBytes, `over the ${max}-byte cap for one event (limits.maxEventContentBytes)`);
+  }
   const why = `over the ${max}-byte cap for one event (limits.maxEventContentBytes)`;
   if (bytes > max) capped.content = cutContent(event.content, max, bytes, why);
   if (message !== undefined && event.error !== undefined && messageBytes > max) {
     capped.error = { ...event.error, message: `${cutText(message, max)}\n[message of ${messageBytes} bytes truncated: ${why}]` };
   }
   return capped;
+}
+
+function contextBytesOf(context: HookContext): number {
+  return typeof context.content === 'string' ? Buffer.byteLength(context.content) : contentBytes(context.content);
+}
+
+function contextsBytes(contexts: readonly HookContext[]): number {
+  let total = 0;
+  for (const context of contexts) total += contextBytesOf(context);
+  return total;
+}
+
+/** Keeps whole contexts while they fit; one last context says how many were not stored. */
+function cutContexts(contexts: readonly HookContext[], budget: number, bytes: number, why: string): HookContext[] {
+  const kept: HookContext[] = [];
+  let left = budget;
+  for (const context of contexts) {
+    const size = contextBytesOf(context);
+    if (size > left) break;
+    kept.push(context);
+    left -= size;
+  }
+  const dropped = contexts.length - kept.length;
+  const text = `[${dropped} of ${contexts.length} contexts not stored: ${bytes} bytes in all, ${budget} kept; ${why}]`;
+  kept.push({ content: [{ type: 'text', text }], source: 'ptc-executor' });
+  return kept;
 }
 
 /** UTF-8 bytes of the text and data a list of blocks carries. */

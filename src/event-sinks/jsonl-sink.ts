@@ -526,7 +526,8 @@ function positive(value: number, name: string): number {
 function withoutContent(event: ToolEvent, error: unknown): ToolEvent {
   const why = `[not stored: the event could not be serialised (${error instanceof Error ? error.message : 'unknown error'})]`;
   if (event.type === 'tool/ptc-dispatch-start') return { ...event, arguments: { truncated: why } };
-  const { error: _error, ...rest } = event;
+  if (event.type === 'agent/context') return { ...event, content: [{ type: 'text', text: why }] };
+  const { error: _error, additionalContexts: _contexts, ...rest } = event as Extract<ToolEvent, { type: 'tool/result' }>;
   return { ...rest, content: [{ type: 'text', text: why }] } as ToolEvent;
 }
 

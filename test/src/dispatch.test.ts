@@ -233,16 +233,54 @@ describe('dispatch', () => {
     for (const result of results) expect(result.isError).toBe(true);
   });
 
-  it('passes the agent handle through to the body', async () => {
+  it('binds the agent to the call: the context checked, its content as blocks, the origin named by the registry', async () => {
     const registry = createToolRegistry();
     const injected: unknown[] = [];
     registry.register(
       bodyTool('notify', async (_args, exec) => {
         exec.agent?.inject({ content: 'later', source: { kind: 'plugin', plugin: 'test' } });
+        // A destructured inject works, and a tool cannot name another call as the origin.
+        const { inject } = exec.agent!;
+        (inject as (c: unknown, o: unknown) => void)({ content: [{ type: 'text', text: 'two' }], source: { kind: 'plugin', plugin: 'test' } }, { callId: 'forged' });
+        expect(() => exec.agent?.inject({ content: 'x' } as never)).toThrow(TypeError);
         return null;
       }),
     );
-    await registry.dispatch({ name: 'notify', arguments: {}, agent: { inject: (c) => injected.push(c) } });
-    expect(injected).toEqual([{ content: 'later', source: { kind: 'plugin', plugin: 'test' } }]);
+    const result = await registry.dispatch({
+      name: 'notify',
+      arguments: {},
+      callId: 'c1',
+      sessionId: 's1',
+      agent: { inject: (context, origin) => injected.push({ context, origin }) },
+    });
+    expect(result.isError).toBe(false);
+    const origin = { sessionId: 's1', rootCallId: 'c1', callId: 'c1', name: 'notify' };
+    expect(injected).toEqual([
+      { context: { content: [{ type: 'text', text: 'later' }], source: { kind: 'plugin', plugin: 'test' } }, origin },
+      { context: { content: [{ type: 'text', text: 'two' }], source: { kind: 'plugin', plugin: 'test' } }, origin },
+    ]);
+  });
+
+  it('drops an inject made after the call settled, without throwing into the tool', async () => {
+    const registry = createToolRegistry();
+    const injected: unknown[] = [];
+    let later: (() => void) | undefined;
+    registry.register(
+      bodyTool('notify', async (_args, exec) => {
+        later = () => exec.agent!.inject({ content: 'too late', source: { kind: 'plugin', plugin: 'test' } });
+        return null;
+      }),
+    );
+    await registry.dispatch({ name: 'notify', arguments: {}, agent: { inject: (context) => injected.push(context) } });
+    expect(later).toBeDefined();
+    expect(() => later!()).not.toThrow();
+    expect(injected).toEqual([]);
+  });
+
+  it('refuses an agent without an inject method', async () => {
+    const registry = createToolRegistry();
+    registry.register(bodyTool('x', async () => null));
+    const result = await registry.dispatch({ name: 'x', arguments: {}, agent: {} as never });
+    expect(result.isError && result.error.info?.code).toBe('INVALID_ARGS');
   });
 });
