@@ -208,6 +208,15 @@ export function installGuest(
     while (stack.length > 0) {
       const node = stack.pop() as Record<string, unknown>;
       freeze(node);
+      // Arrays by index: Object.keys of an array makes a string per element (10,000 rows, 10,000 strings).
+      if (isArray(node)) {
+        const items = node as unknown as unknown[];
+        for (let i = 0; i < items.length; i++) {
+          const child = items[i];
+          if (typeof child === 'object' && child !== null) stack.push(child);
+        }
+        continue;
+      }
       const keys = objectKeys(node);
       for (let i = 0; i < keys.length; i++) {
         const child = node[keys[i]];
