@@ -47,6 +47,13 @@ export interface InProcessRuntimeOptions {
   queueLimit?: number;
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
   queueTimeoutMs?: number;
+  /**
+   * Tool calls cross into the host synchronously, waiting at most one host turn for their
+   * replies, then fall back to waiting asynchronously. Default true: tools that answer within the
+   * turn (in-memory ones) save two thread hops per call. The sandbox child sets false: its calls
+   * travel over IPC and never answer within the turn.
+   */
+  syncToolCalls?: boolean;
 }
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
@@ -115,7 +122,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       const heap = await isolate.getHeapStatistics();
       return heap.total_physical_size + heap.externally_allocated_size;
     };
-    const control: RunControl = {};
+    const control: RunControl = { syncCalls: options.syncToolCalls ?? true };
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
     return outcome;

@@ -80,10 +80,12 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       else queueFlush();
     };
     const submit = (batch: string): Promise<string> => {
-      if (bindings === undefined) return never;
+      // A synchronous submit (`S…`) holds an isolated-vm pool thread while it waits: always answered.
+      const sync = batch.charCodeAt(0) === 83;
+      if (bindings === undefined) return sync ? Promise.resolve('') : never;
       answerNow();
       const call = bindings.call;
-      let at = 0;
+      let at = sync ? 1 : 0;
       while (at < batch.length) {
         const colon = batch.indexOf(':', at);
         const nameEnd = colon + 1 + Number(batch.slice(at, colon));
@@ -99,7 +101,12 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       }
       return new Promise<string>((resolve) => {
         answer = resolve;
-        if (outbox !== '') queueFlush();
+        if (sync) {
+          // At most one host turn: calls that finish sooner answered as the last one ends (reply).
+          setImmediate(() => {
+            if (answer === resolve) answerNow();
+          });
+        } else if (outbox !== '') queueFlush();
       });
     };
     // Host functions never throw: a host error crossing would carry a host stack.
@@ -108,8 +115,8 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
         try {
           return submit(String(batch));
         } catch {
-          // a malformed batch (only a bootstrap bug makes one) submits nothing more
-          return never;
+          // a malformed batch (only a bootstrap bug makes one) submits nothing more; a synchronous one is still answered
+          return String(batch).charCodeAt(0) === 83 ? Promise.resolve('') : never;
         }
       }),
       new ivm.Reference((level: unknown, text: unknown) => void bindings?.log(String(level), String(text))),
@@ -184,6 +191,12 @@ interface Forced {
 export interface RunControl {
   /** Set by {@link runInIsolate} when the run starts: disposes the isolate, the run fails with `failure`. */
   stop?: (failure: SandboxFailure) => void;
+  /**
+   * Tool calls cross synchronously, waiting at most one host turn for the replies (see the
+   * bootstrap's `exchange`). Worth it when `callTool` usually answers within the turn (tools in
+   * this process); a runtime whose calls always leave the process (the child's IPC) sets false.
+   */
+  syncCalls?: boolean;
 }
 
 /**
@@ -280,7 +293,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   if (signal.aborted) onAbort();
 
   try {
-    const reply = await Promise.race([execute(prepared, js, filename, request), forcedPromise.then(() => undefined)]);
+    const reply = await Promise.race([execute(prepared, js, filename, request, control?.syncCalls === true), forcedPromise.then(() => undefined)]);
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
     if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
@@ -328,7 +341,7 @@ const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid stri
 
 type Reply = { text: string } | { failure: SandboxFailure };
 
-async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest): Promise<Reply> {
+async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest, syncCalls: boolean): Promise<Reply> {
   // Compiling never runs code and is bounded by the program's size: done
   // synchronously, it saves a thread-pool hop. Running the script stays
   // asynchronous: a program that closes the wrapper early runs code right here.
@@ -341,7 +354,7 @@ async function execute(prepared: PreparedIsolate, js: string, filename: string, 
   }
   const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
-  const config = JSON.stringify({ maxLogBytes, maxResultBytes, maxArgBytes });
+  const config = JSON.stringify({ maxLogBytes, maxResultBytes, maxArgBytes, syncCalls });
   const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
     result: { promise: true },
   });

@@ -12,7 +12,7 @@ import { bindAgent, endAgent, isAgent } from './agent.ts';
 import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
 import type { HookLists } from './hooks.ts';
-import { deepFreeze, LossyJsonError, snapshotJson, type JsonObject, type JsonValue } from './json.ts';
+import { LossyJsonError, snapshotFrozenJson, type JsonObject, type JsonValue } from './json.ts';
 import { runPostExecute } from './post-execute.ts';
 import { bind, describeThrown, failure, isToken, newToken } from './results.ts';
 import { spillResult, type SpillOptions } from './spill.ts';
@@ -73,11 +73,12 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
 
   let args: JsonObject;
   try {
-    const snap = snapshotJson(ids.arguments, 'arguments');
+    // Copied and frozen in one walk (a second walk only to freeze cost as much as the copy).
+    const snap = snapshotFrozenJson(ids.arguments, 'arguments') as JsonValue;
     if (typeof snap !== 'object' || snap === null || Array.isArray(snap)) {
       return failure('INVALID_ARGS', `arguments of tool ${JSON.stringify(ids.name)} must be one JSON object, such as {}`);
     }
-    args = deepFreeze(snap) as JsonObject;
+    args = snap as JsonObject;
   } catch (error) {
     const detail = error instanceof LossyJsonError ? `${error.violation.path}: ${error.violation.message}` : describeThrown(error).message;
     return failure('INVALID_ARGS', `arguments of tool ${JSON.stringify(ids.name)} are not lossless JSON: ${detail}`);

@@ -4,7 +4,7 @@
  * (outer calls only). Any failure is one `ToolOutputError` result.
  */
 import type { ContentBlock } from './content.ts';
-import { deepFreeze, LossyJsonError, snapshotJson, type JsonValue } from './json.ts';
+import { deepFreeze, LossyJsonError, snapshotFrozenJson, snapshotJson, type JsonValue } from './json.ts';
 import { describeThrown, outputFailure, success } from './results.ts';
 import type { ToolExecutionResult, ToolOutput } from './tool.ts';
 
@@ -24,7 +24,8 @@ export function projectOutput(
 ): ToolExecutionResult {
   let value: JsonValue;
   try {
-    value = snapshotJson(raw, 'value');
+    // Copy and freeze in one walk: validation only reads, so it can run on the frozen copy.
+    value = snapshotFrozenJson(raw, 'value') as JsonValue;
   } catch (error) {
     return outputFailure(`tool "${tool.name}" returned a value that is not lossless JSON: ${lossyDetail(error)}`);
   }
@@ -34,7 +35,6 @@ export function projectOutput(
       `tool "${tool.name}" returned a value that does not match its output schema: ${violations.join('; ')}`,
     );
   }
-  deepFreeze(value);
   const content = renderContent(tool, args, value);
   if (typeof content === 'string') return outputFailure(content);
   let meta: JsonValue | undefined;

@@ -12,7 +12,8 @@
  * Wire protocol (strings only):
  * - submit(batch): the stub calls made in one microtask turn, each as
  *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream order),
- *   or '' to wait for replies. Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
+ *   or '' to wait for replies. A batch prefixed `S` is submitted synchronously (applySyncPromise):
+ *   the host answers it within one host turn, with the replies ready by then (maybe none); Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
  *   `V\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
  *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host;
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
@@ -24,12 +25,15 @@
 interface HostRef {
   apply(receiver: undefined, args: unknown[], options?: object): Promise<unknown>;
   applyIgnored(receiver: undefined, args: unknown[]): void;
+  applySyncPromise(receiver: undefined, args: unknown[]): unknown;
 }
 
 interface GuestConfig {
   maxLogBytes: number;
   maxResultBytes: number;
   maxArgBytes: number;
+  /** Submit calls with a crossing that waits (at most one host turn) for the replies; see `exchange`. */
+  syncCalls?: boolean;
 }
 
 type Program = () => Promise<unknown>;
@@ -69,6 +73,7 @@ export function installGuest(
   const captureStackTrace = Error.captureStackTrace;
   const refApply = submitRef.apply;
   const refApplyIgnored = submitRef.applyIgnored;
+  const refApplySyncPromise = submitRef.applySyncPromise;
   const RESOLVED = PromiseCtor.resolve();
   const parseIntCtor = parseInt;
   const stringIndexOf = String.prototype.indexOf;
@@ -92,6 +97,8 @@ export function installGuest(
   let logsSent = 0;
   let logsClosed = false;
   let started = false;
+  /** The program's own promise has settled: later calls (left running) take the async crossing. */
+  let returned = false;
 
   // ---- ToolCallError ----
   class ToolCallError extends ErrorCtor {
@@ -208,6 +215,15 @@ export function installGuest(
     while (stack.length > 0) {
       const node = stack.pop() as Record<string, unknown>;
       freeze(node);
+      // Arrays by index: Object.keys of an array makes a string per element (10,000 rows, 10,000 strings).
+      if (isArray(node)) {
+        const items = node as unknown as unknown[];
+        for (let i = 0; i < items.length; i++) {
+          const child = items[i];
+          if (typeof child === 'object' && child !== null) stack.push(child);
+        }
+        continue;
+      }
       const keys = objectKeys(node);
       for (let i = 0; i < keys.length; i++) {
         const child = node[keys[i]];
@@ -432,6 +448,8 @@ export function installGuest(
       }, record);
       reflectApply(waitingSet, waiting, [record.ordinal, record]);
       outbox += `${name.length}:${name}${argsJson.length}:${argsJson}`;
+      batchRecords[batched] = record;
+      if (slowTools[name] !== true) batchHasFast = true;
       // A bounded batch goes at once: the host learns of a call-limit breach while a flood is still being made.
       if (++batched >= MAX_BATCH) flushCalls();
       else if (!flushQueued) {
@@ -453,7 +471,32 @@ export function installGuest(
   let flushQueued = false;
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
-  const exchange = (function exchange(batch: string): void {
+  /** Tools whose latest synchronously submitted call outlived the host's turn (I/O): their calls go the async way. */
+  const slowTools = create(null) as Record<string, true | undefined>;
+  let batchRecords: CallRecord[] = [];
+  let batchHasFast = false;
+  const exchange = (function exchange(batch: string, submitted?: CallRecord[]): void {
+    // Hybrid crossing: a tool answered within the host's turn (in-memory tools) comes back on
+    // the same crossing, without the two thread hops of an async apply. The host bounds the wait
+    // to one turn, so a slow tool holds no pool thread: its reply comes by the async path below.
+    // Not once the program has returned: calls chained off unawaited ones would then run as one
+    // microtask chain that never yields, and the run's end would wait for the call limit.
+    if (submitted !== undefined && config.syncCalls === true && !returned) {
+      let replies: unknown;
+      try {
+        replies = reflectApply(refApplySyncPromise, submitRef, [undefined, [`S${batch}`]]);
+      } catch {
+        return; // the run is ending (isolate disposed)
+      }
+      deliver(replies as string);
+      // A tool that missed the turn would cost an extra crossing per call (1 ms I/O: ~5 %): its later calls go async.
+      for (let i = 0; i < submitted.length; i++) {
+        const record = submitted[i];
+        slowTools[record.name] = record.settled ? undefined : true;
+      }
+      if (exchanges === 0 && (reflectApply(waitingSize, waiting, []) as number) > 0) exchange('');
+      return;
+    }
     exchanges++;
     then(hostCall(submitRef, [batch]), onReplies, onLost);
   });
@@ -468,9 +511,12 @@ export function installGuest(
   };
   const flushCalls = (function flushCalls(): void {
     const batch = outbox;
+    const submitted = batchHasFast ? batchRecords : undefined;
     outbox = '';
     batched = 0;
-    exchange(batch);
+    batchRecords = [];
+    batchHasFast = false;
+    exchange(batch, submitted);
   });
   const flushLater = (function flushLater(): void {
     flushQueued = false;
@@ -576,9 +622,11 @@ export function installGuest(
     let reply: string;
     try {
       const value = await program();
+      returned = true;
       noteForgotten();
       reply = encodeResult(value);
     } catch (error) {
+      returned = true;
       noteForgotten();
       reply = `E${jsonStringify(describeThrown(error))}`;
     }

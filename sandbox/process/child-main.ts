@@ -6,7 +6,7 @@
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import type { ChildBudgetReport, ChildMessage, ChildRuntimeOptions, DoneOutcome, ParentMessage } from './protocol.ts';
 
-type RuntimeFactory = (options?: ChildRuntimeOptions) => SandboxRuntime;
+type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean }) => SandboxRuntime;
 
 interface ActiveRun {
   controller: AbortController;
@@ -59,7 +59,8 @@ async function init(runtimeModule: string, runtimeOptions: ChildRuntimeOptions):
     if (typeof module.createInProcessRuntime !== 'function') {
       throw new Error('the runtime module exports no createInProcessRuntime function');
     }
-    runtime = module.createInProcessRuntime(runtimeOptions);
+    // Calls leave this process over IPC and never answer within one turn: the synchronous crossing would only add one.
+    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false });
     await runtime.ready();
     send({ type: 'ready' });
   } catch (error) {

@@ -167,8 +167,11 @@ export class RunScheduler {
     // Only a call that may finish before its predecessor needs a gate.
     if (this.#running > 1) this.#gates.set(pending.callId, this.#previousSettled);
     this.#previousSettled = pending.settled;
-    const base = { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
-    this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
+    // No sink, no event objects: nothing would read them.
+    const sink = o.registry.eventSink;
+    const base =
+      sink === undefined ? undefined : { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
+    if (base !== undefined) this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
     const done = o.registry
       .dispatch({
         name: pending.name,
@@ -184,9 +187,11 @@ export class RunScheduler {
         this.#gates.delete(pending.callId);
         this.#running--;
         if (!pending.safe) this.#exclusiveRunning = false;
-        const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
-        if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
-        this.#append(event);
+        if (base !== undefined) {
+          const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
+          if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
+          this.#append(event);
+        }
         if (result.isError) this.#failed.set(pending.callId, pending.name);
         if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
         pending.resolve(toOutcome(result, pending.callId));

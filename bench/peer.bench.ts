@@ -1,0 +1,290 @@
+/**
+ * Side by side, in one process and one run: this project (library,
+ * in-process runtime, tools concurrency-safe, no event sink), the nearest
+ * peer (`@utcp/code-mode`, a dev-only bench dependency, on our isolated-vm)
+ * and raw isolated-vm floors that pass JSON strings across. The same
+ * workloads with the same shapes for all three; the rounds interleave the
+ * three so machine noise falls on each alike. Prints medians, ranges and
+ * ratios; asserts nothing.
+ *
+ * The peer's tools are in-memory functions put in place of its UTCP
+ * repository (`getTools`, `callTool`): what is timed is its executor, not its
+ * manual plumbing, so the comparison is, if anything, kind to it.
+ *
+ * Its tool calls are synchronous in the guest (`applySyncPromise`), so its
+ * `Promise.all` runs the calls one after another.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import ivm from 'isolated-vm';
+import { CodeModeUtcpClient } from '@utcp/code-mode';
+import { createCodeModeCore } from '../src/code-mode/code-mode.ts';
+import { defineTool } from '../src/define-tool.ts';
+import { createToolRegistry } from '../src/registry.ts';
+import type { ToolRegistry } from '../src/tool.ts';
+import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
+import { median, type BenchSection } from './section.ts';
+
+// ---- the data the tools return: built once, the same objects for everyone ----
+
+/** 10,000 objects, about 1 MB of JSON. */
+const BIG = Array.from({ length: 10_000 }, (_, i) => ({
+  id: i,
+  name: `item-${String(i).padStart(6, '0')}`,
+  active: i % 3 === 0,
+  score: (i * 7919) % 1000 / 10,
+  tags: ['alpha', i % 2 === 0 ? 'even' : 'odd'],
+  note: 'lorem ipsum dolor sit amet, consectetur',
+}));
+const PAGES = Array.from({ length: 50 }, (_, p) => BIG.slice(p * 100, p * 100 + 100));
+
+type Impl = (args: Record<string, unknown>) => unknown;
+const IMPLS: Record<string, Impl> = {
+  big: () => BIG,
+  page: (args) => PAGES[Number(args.page)],
+  echo: (args) => args.i,
+  io1: async (args) => {
+    await sleep(1);
+    return args.i;
+  },
+  io10: async (args) => {
+    await sleep(10);
+    return args.i;
+  },
+};
+
+// ---- workloads: one program shape, spelt for each executor ----
+
+interface Workload {
+  name: string;
+  /** `t` is how a tool is reached: `tools.` for us, `` for the peer (globals), `tools.` for the raw floor. */
+  program(t: string): string;
+  rounds: number;
+  /** Runs at once; the figure is then runs/s over `rounds` batches. */
+  concurrent?: number;
+  /** Checks the run's result (a bench that measures a failing run measures nothing). */
+  expect: unknown;
+}
+
+const SUM_OF_PAGES = PAGES.flat().reduce((sum, row) => sum + (row.active ? row.score : 0), 0);
+
+const WORKLOADS: Workload[] = [
+  { name: 'trivial return 1 + 1', program: () => 'return 1 + 1;', rounds: 31, expect: 2 },
+  { name: 'tool returning 1 MB (10,000 objects)', program: (t) => `const rows = await ${t}big({}); return rows.length;`, rounds: 15, expect: 10_000 },
+  {
+    name: '50 pages of 100, reduced in the sandbox',
+    program: (t) =>
+      `const pages = await Promise.all(Array.from({ length: 50 }, (_, p) => ${t}page({ page: p })));\n` +
+      'let sum = 0; for (const rows of pages) for (const row of rows) if (row.active) sum += row.score; return sum;',
+    rounds: 15,
+    expect: SUM_OF_PAGES,
+  },
+  { name: '100 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 100; i++) s += await ${t}echo({ i }); return s;`, rounds: 21, expect: 4950 },
+  {
+    name: '1,000 calls in Promise.all',
+    program: (t) => `const all = await Promise.all(Array.from({ length: 1000 }, (_, i) => ${t}echo({ i }))); return all.length;`,
+    rounds: 15,
+    expect: 1000,
+  },
+  {
+    name: 'throughput: 100 sequential calls, 8 runs at once (runs/s)',
+    program: (t) => `let s = 0; for (let i = 0; i < 100; i++) s += await ${t}echo({ i }); return s;`,
+    rounds: 7,
+    concurrent: 8,
+    expect: 4950,
+  },
+  { name: 'I/O tool 1 ms, 20 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 20; i++) s += await ${t}io1({ i }); return s;`, rounds: 9, expect: 190 },
+  { name: 'I/O tool 10 ms, 10 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 10; i++) s += await ${t}io10({ i }); return s;`, rounds: 7, expect: 45 },
+];
+
+/** Runs one program; resolves to its result. */
+type Executor = (program: string) => Promise<unknown>;
+
+// ---- ours ----
+
+const summary = (_args: unknown, value: unknown) => [{ type: 'text' as const, text: JSON.stringify(value).slice(0, 200) }];
+
+function ourRegistry(): ToolRegistry {
+  const registry = createToolRegistry();
+  registry.register(
+    defineTool({
+      name: 'big',
+      description: 'Returns 10,000 rows.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: (_args, value) => [{ type: 'text', text: `${(value as unknown[]).length} rows` }] },
+      isConcurrencySafe: () => true,
+      execute: async () => BIG,
+    }),
+  );
+  registry.register(
+    defineTool({
+      name: 'page',
+      description: 'Returns one page of 100 rows.',
+      parameters: { page: { type: 'integer', required: true } },
+      output: { schema: { type: 'json' }, render: (_args, value) => [{ type: 'text', text: `${(value as unknown[]).length} rows` }] },
+      isConcurrencySafe: () => true,
+      execute: async (args) => PAGES[args.page],
+    }),
+  );
+  for (const name of ['echo', 'io1', 'io10'] as const) {
+    registry.register(
+      defineTool({
+        name,
+        description: 'Returns its argument.',
+        parameters: { i: { type: 'integer', required: true } },
+        output: { schema: { type: 'integer' }, render: summary },
+        isConcurrencySafe: () => true,
+        execute: async (args) => (await IMPLS[name](args)) as number,
+      }),
+    );
+  }
+  return registry;
+}
+
+// ---- the peer ----
+
+async function peerClient(): Promise<CodeModeUtcpClient> {
+  const client = await CodeModeUtcpClient.create();
+  const tools = Object.keys(IMPLS).map((name) => ({
+    name,
+    description: name,
+    inputs: { type: 'object', properties: {} },
+    outputs: { type: 'object', properties: {} },
+    tags: [],
+    tool_call_template: { call_template_type: 'direct', name },
+  }));
+  const replaced = client as unknown as { getTools(): Promise<unknown[]>; callTool(name: string, args: Record<string, unknown>): Promise<unknown> };
+  replaced.getTools = async () => tools;
+  replaced.callTool = async (name, args) => IMPLS[name](args);
+  return client;
+}
+
+// ---- the raw floor: a fresh isolate (made before the clock starts), one async host function, JSON strings ----
+
+const RAW_GUEST = `
+const call = (name, args) => host.apply(undefined, [name, JSON.stringify(args)], { result: { promise: true } }).then(JSON.parse);
+globalThis.tools = new Proxy({}, { get: (_t, name) => (args) => call(name, args) });
+`;
+
+async function rawIsolate(): Promise<{ isolate: ivm.Isolate; context: ivm.Context }> {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = isolate.createContextSync();
+  context.global.setSync(
+    'host',
+    new ivm.Reference(async (name: string, argsJson: string) => JSON.stringify(await IMPLS[name](JSON.parse(argsJson) as Record<string, unknown>))),
+  );
+  context.evalSync(RAW_GUEST);
+  return { isolate, context };
+}
+
+// ---- timing ----
+
+interface Figures {
+  samples: number[];
+}
+
+async function timeOne(executor: Executor, workload: Workload, program: string): Promise<number> {
+  const check = (result: unknown): void => {
+    if (result !== workload.expect) throw new Error(`bench: ${workload.name} returned ${JSON.stringify(result)}, expected ${JSON.stringify(workload.expect)}`);
+  };
+  if (workload.concurrent === undefined) {
+    const start = performance.now();
+    check(await executor(program));
+    return performance.now() - start;
+  }
+  const runs = workload.concurrent * 4;
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: workload.concurrent }, async () => {
+      while (next++ < runs) check(await executor(program));
+    }),
+  );
+  return runs / ((performance.now() - start) / 1000);
+}
+
+function range(samples: number[]): string {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.round(p * (sorted.length - 1))];
+  return `${median([...samples]).toFixed(2)} (${q(0.25).toFixed(2)}–${q(0.75).toFixed(2)})`;
+}
+
+export async function benchPeer(): Promise<void> {
+  const runtime = createInProcessRuntime({ warmPoolSize: 2 });
+  const registry = ourRegistry();
+  const codeMode = createCodeModeCore({ registry, runtime, limits: { maxCalls: 5_000 } });
+  const peer = await peerClient();
+
+  const ours: Executor = async (code) => {
+    const result = await registry.dispatch({ name: 'run_code', arguments: { code, description: 'bench' }, sessionId: 'bench' });
+    if (result.isError) throw new Error(`bench: our run failed: ${result.error.message}`);
+    return (result.value as { result?: unknown }).result;
+  };
+  const theirs: Executor = async (code) => {
+    const { result, logs } = await peer.callToolChain(code, 60_000, 128);
+    if (logs.some((line) => line.startsWith('[ERROR]'))) throw new Error(`bench: peer run failed: ${logs.join('\n')}`);
+    return result;
+  };
+  // The floor's isolates are made ahead, outside the clock, like our warm pool's.
+  let spare = await rawIsolate();
+  const raw: Executor = async (code) => {
+    const { isolate, context } = spare;
+    try {
+      return await context.eval(`(async () => { ${code} })()`, { promise: true, copy: true });
+    } finally {
+      isolate.dispose();
+    }
+  };
+
+  try {
+    // Warm the JIT of every path once.
+    for (const workload of WORKLOADS.slice(0, 5)) {
+      await ours(workload.program('tools.'));
+      await theirs(workload.program(''));
+      spare = await rawIsolate();
+      await raw(workload.program('tools.'));
+    }
+    console.log('peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor, utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings');
+    for (const workload of WORKLOADS) {
+      const figures: Record<'ours' | 'utcp' | 'raw', Figures> = { ours: { samples: [] }, utcp: { samples: [] }, raw: { samples: [] } };
+      for (let r = 0; r < workload.rounds; r++) {
+        await runtime.ready();
+        figures.ours.samples.push(await timeOne(ours, workload, workload.program('tools.')));
+        figures.utcp.samples.push(await timeOne(theirs, workload, workload.program('')));
+        if (workload.concurrent === undefined) {
+          spare = await rawIsolate();
+          figures.raw.samples.push(await timeOne(raw, workload, workload.program('tools.')));
+        } else {
+          // Each of the concurrent runs needs its own isolate: made on demand (inside the clock), as the peer does.
+          const rawFresh: Executor = async (code) => {
+            const own = await rawIsolate();
+            try {
+              return await own.context.eval(`(async () => { ${code} })()`, { promise: true, copy: true });
+            } finally {
+              own.isolate.dispose();
+            }
+          };
+          figures.raw.samples.push(await timeOne(rawFresh, workload, workload.program('tools.')));
+        }
+      }
+      const m = (k: 'ours' | 'utcp' | 'raw') => median([...figures[k].samples]);
+      const throughput = workload.concurrent !== undefined;
+      // For throughput higher is better: the ratios are then theirs / ours, so < 1 still means ours is ahead.
+      const ratio = (k: 'utcp' | 'raw') => (throughput ? m(k) / m('ours') : m('ours') / m(k)).toFixed(2);
+      console.log(
+        `peer: ${workload.name}: ours ${range(figures.ours.samples)}, utcp ${range(figures.utcp.samples)}, raw ${range(figures.raw.samples)}; ` +
+          `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}`,
+      );
+    }
+  } finally {
+    if (!spare.isolate.isDisposed) spare.isolate.dispose();
+    await codeMode.close();
+    await runtime.close();
+  }
+}
+
+export const section: BenchSection = {
+  name: 'peer',
+  nodeFlags: ['--max-semi-space-size=16'],
+  description: 'ours vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
+  run: benchPeer,
+};
