@@ -336,7 +336,7 @@ describe('typings', () => {
     expect(await (await fetch(`${open.url}/v1/typings`)).text()).toContain('Adds two numbers.');
     await countIs(page, '[data-testid="editor"] .cm-lintRange-error', 0);
     // The typings tab shows the new text too (its first lines, as the view renders only what is on screen).
-    await page.getByTestId('panel-typings').getByText(/^\s*add: \(\{$/).waitFor();
+    await page.getByTestId('panel-typings').getByText(/^\s*add: \(\{ a: number; b: number \}/).waitFor();
   });
 });
 
