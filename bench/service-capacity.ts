@@ -1,7 +1,8 @@
 /**
  * `npm run bench:service -- --capacity [--runs 1000 --sleep-ms 2000 --runtime process]`:
- * a real `ptc serve` (default settings, but `maxConcurrentRunsPerClient`
- * raised through its config file) with a stdio MCP server whose `sleep` tool
+ * a real `ptc serve` (default settings, but `maxConcurrentRunsPerClient` and
+ * `maxConnectionsPerClient` raised through its config file: every request
+ * comes from one loopback client) with a stdio MCP server whose `sleep` tool
  * waits (bench/sleep-mcp-server.ts). Sends `--runs` POST /v1/run at once,
  * each awaiting `sleepy__sleep` for `--sleep-ms`, and prints runs ok / busy
  * (503) / failed, wall against the sleep, p50 / p99 of run wall − sleep,
@@ -32,6 +33,8 @@ export async function runCapacity(argv: readonly string[], startServer: StartSer
   await mkdir(path.join(cwd, 'workspace'), { recursive: true });
   const server = await startServer(cwd, runtime, {
     maxConcurrentRunsPerClient: Math.max(1024, runs * 2),
+    maxConnectionsPerClient: Math.max(1024, runs * 2),
+    maxConnections: Math.max(1024, runs * 2),
     mcpServers: { sleepy: { command: process.execPath, args: [path.join(import.meta.dirname, 'sleep-mcp-server.ts')] } },
   });
   const post = (code: string, i: number) =>
