@@ -132,6 +132,20 @@ function describe(error: unknown): string {
 
 let logBuffer: string[] = [];
 let logFrame = 0;
+/** An `agent/context` event as the stream sends it: context a tool left for the model's next request. */
+interface InjectedContext {
+  name?: string;
+  source?: { plugin?: string };
+  content?: unknown;
+}
+
+/** One console line for an injected context, so it shows beside the logs as it happens. */
+function describeContext(context: InjectedContext): string {
+  const blocks = Array.isArray(context.content) ? (context.content as { type?: unknown; text?: unknown }[]) : [];
+  const text = blocks.map((block) => (block?.type === 'text' ? String(block.text) : `[${String(block?.type)} content]`)).join(' ');
+  return `[context from ${context.source?.plugin ?? 'a tool'} via ${context.name ?? 'a call'}] ${text}`;
+}
+
 function appendLog(line: string): void {
   logBuffer.push(line);
   if (logFrame === 0) {
@@ -228,6 +242,7 @@ async function run(): Promise<void> {
       if (event === 'ptc-dispatch-start') timeline.start(data as DispatchStart);
       else if (event === 'ptc-dispatch') timeline.end(data as DispatchEnd);
       else if (event === 'log') appendLog((data as { line: string }).line);
+      else if (event === 'context') appendLog(describeContext(data as InjectedContext));
       else if (event === 'result') {
         ended = true;
         showResult(data as RunBody);

@@ -150,6 +150,28 @@ describe('running', () => {
     expect(problems).toEqual([]);
   });
 
+  it('shows context a tool injects for the next model request beside the logs, as it happens', async () => {
+    open.server.core.registry.register(
+      defineTool({
+        name: 'remember',
+        description: 'Leaves a note for the next model request.',
+        parameters: { note: { type: 'string', required: true } },
+        output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'noted' }] },
+        async execute(args, exec) {
+          exec.agent?.inject({ content: args.note, source: { kind: 'plugin', plugin: 'notes' } });
+          return null;
+        },
+      }),
+    );
+    const code = "console.log('before');\nawait tools.remember({ note: 'prefer metric units' });\nreturn 1;";
+    const { page, problems } = await visit(open, `#code=${b64url(code)}`);
+    await page.getByTestId('run').click();
+    await page.getByTestId('result').waitFor();
+    expect(await page.getByTestId('logs').innerText()).toBe('before\n[context from notes via remember] prefer metric units\n');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('cancels a long run: ABORTED', async () => {
     const code = "console.log('waiting');\nawait new Promise((resolve) => setTimeout(resolve, 120000));\nreturn 'late';";
     const { page } = await visit(open, `#code=${b64url(code)}`);
