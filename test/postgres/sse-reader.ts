@@ -1,4 +1,6 @@
 /** A live SSE reader for tests: events as they arrive, and a wait for one that matches. */
+import { readSse } from '../services/helpers.ts';
+
 export interface SseEvent {
   event: string;
   data: { type?: string; seq?: number; callId?: string; rootCallId?: string; [key: string]: unknown };
@@ -26,25 +28,8 @@ export async function openSse(url: string, headers: Record<string, string> = {})
       }
     }
   };
-  void (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const name = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (name !== undefined && data !== undefined) push({ event: name, data: JSON.parse(data) as SseEvent['data'] });
-        }
-      }
-    } catch {
-      // Closed by the test.
-    }
-  })();
+  // The shared parser; an abort by the test ends the stream.
+  readSse(response, (event) => push(event as SseEvent)).catch(() => undefined);
   return {
     events,
     until(match) {
