@@ -42,6 +42,10 @@ export const ERROR_CODES = {
     description: 'The tool body threw.',
     fix: 'Read the message; correct the arguments or the state the tool depends on.',
   },
+  RUN_LOST: {
+    description: 'The service replica running the call stopped heartbeating before it finished (it crashed or lost the database); another replica ended the session log with this result.',
+    fix: 'Events appended before the loss are kept: read them, then run the call again if it is safe to repeat.',
+  },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

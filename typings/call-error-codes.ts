@@ -1,12 +1,13 @@
 /**
  * The codes a failed nested call can carry (`ToolCallError.code`), each with
  * what it means for the program. Every code of the catalogue except
- * `CODE_RUN_FAILED` (run_code is not callable from a program); the record type
+ * `CODE_RUN_FAILED` (run_code is not callable from a program) and `RUN_LOST`
+ * (the service writes it when the whole run is gone); the record type
  * makes a new catalogue code a compile error here until it is explained.
  */
 import type { ErrorCode } from '../src/errors.ts';
 
-export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED'>;
+export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED' | 'RUN_LOST'>;
 
 export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
   UNKNOWN_TOOL: 'no tool has that name: use a key of `tools` exactly as typed',

@@ -19,6 +19,7 @@
  * `ptc_cancel` with the callId; every replica listens, and the one running
  * it cancels it.
  */
+import type { ErrorCode } from '../../src/errors.ts';
 import type { NewToolEvent } from '../../src/events.ts';
 import type { RunLedger, RunRecord, RunState } from '../run-ledger.ts';
 import { CHANNELS, type Database } from './database.ts';
@@ -38,7 +39,7 @@ export interface PostgresRunLedgerOptions {
 export const HEARTBEAT_MS = 2_000;
 export const STALE_MS = 6_000;
 
-export const RUN_LOST_CODE = 'RUN_LOST';
+export const RUN_LOST_CODE: ErrorCode = 'RUN_LOST';
 
 export async function createPostgresRunLedger(options: PostgresRunLedgerOptions): Promise<RunLedger> {
   const { db, replica } = options;

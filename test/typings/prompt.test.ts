@@ -52,7 +52,7 @@ describe('renderPrompt', () => {
 });
 
 describe('ToolCallError codes', () => {
-  it('are every catalogue code except CODE_RUN_FAILED, in catalogue order', () => {
-    expect(CALL_ERROR_CODE_LIST).toEqual(Object.keys(ERROR_CODES).filter((code) => code !== 'CODE_RUN_FAILED'));
+  it('are every catalogue code except CODE_RUN_FAILED and RUN_LOST (whole-run codes), in catalogue order', () => {
+    expect(CALL_ERROR_CODE_LIST).toEqual(Object.keys(ERROR_CODES).filter((code) => code !== 'CODE_RUN_FAILED' && code !== 'RUN_LOST'));
   });
 });
