@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FILE_SCHEMA } from '../../services/config-schema.ts';
+import { configFileSchema } from '../../services/config-schema.ts';
 import { ConfigError, isLoopbackHost, loadConfig } from '../../services/config.ts';
 import { DEFAULT_LIMITS } from '../../src/tools/limits.ts';
 
@@ -77,7 +77,7 @@ describe('loadConfig', () => {
   });
 
   it('takes toolLimits, every key of the built-in tools\' limits', async () => {
-    expect(Object.keys(CONFIG_FILE_SCHEMA.properties.toolLimits.properties).sort()).toEqual(Object.keys(DEFAULT_LIMITS).sort());
+    expect(Object.keys(configFileSchema.shape.toolLimits.unwrap().shape).sort()).toEqual(Object.keys(DEFAULT_LIMITS).sort());
     expect(loadConfig({ cwd: await dirWith(), env: {} }).toolLimits).toEqual({});
     const cwd = await dirWith({ toolLimits: { maxPatternChars: 200, searchWorkers: 1, readPageLines: 500 } });
     expect(loadConfig({ cwd, env: {} }).toolLimits).toEqual({ maxPatternChars: 200, searchWorkers: 1, readPageLines: 500 });
