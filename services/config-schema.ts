@@ -6,7 +6,7 @@
  */
 
 import * as z from 'zod/v4';
-import { codeModeKindSchema, runtimeKindSchema, typecheckModeSchema } from '../src/code-mode/choices.ts';
+import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
 import type { BuiltinToolLimits } from '../src/tools/limits.ts';
 
@@ -18,7 +18,7 @@ const positiveInt = () => z.int().min(1);
 /** The longest a Node timer can wait; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export const limitsSchema = z
+const limitsSchema = z
   .strictObject({
     timeoutMs: z.int().min(1).max(600_000).describe('Wall time per run incl. nested waits, ms. Default 30,000; at most 600,000. Past it: `timeout`.'),
     memoryMiB: z.int().min(8).describe('Isolate heap, MiB. Default 128. Past it: `memory`.'),
@@ -47,7 +47,7 @@ export type LimitsConfig = z.infer<typeof limitsSchema>;
 // Each key's default, unit and behaviour at the limit are documented on
 // `BuiltinToolLimits` (src/tools/limits.ts, which src/ keeps as its own type)
 // and in docs/service.md; `ToolLimitsConfig` below must equal that type.
-const toolLimitsObject = z
+const toolLimitsSchema = z
   .strictObject({
     readPageLines: positiveInt().describe('read: lines returned per call. Default 2,000.'),
     maxLineChars: positiveInt().describe('read and grep: characters kept of one line. Default 2,000.'),
@@ -61,17 +61,17 @@ const toolLimitsObject = z
     searchWorkers: z.int().min(1).max(64).describe('grep and glob: worker threads doing the matching. Default 2.'),
     searchWorkerHeapMiB: positiveInt().describe('grep and glob: heap of one search worker, MiB. Default 256.'),
   })
-  .partial();
-export const toolLimitsSchema = toolLimitsObject.describe(
-  "Limits of the built-in workspace tools (read, write, edit, glob, grep); an unset field keeps its default. The tools' descriptions, and so the typings, state the values in force.",
-);
+  .partial()
+  .describe(
+    "Limits of the built-in workspace tools (read, write, edit, glob, grep); an unset field keeps its default. The tools' descriptions, and so the typings, state the values in force.",
+  );
 export type ToolLimitsConfig = z.infer<typeof toolLimitsSchema>;
 // Compile-time drift check: the schema's keys are exactly BuiltinToolLimits' keys.
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 const toolLimitsMatch: SameKeys<ToolLimitsConfig, BuiltinToolLimits> = true;
 void toolLimitsMatch;
 
-export const poolSchema = z
+const poolSchema = z
   .strictObject({
     children: positiveInt().describe('`process` runtime: child processes. Default: the CPU count.'),
     memoryBudgetMiB: positiveInt().describe(
@@ -87,7 +87,7 @@ export const poolSchema = z
   .describe("Sandbox admission (both runtimes) and the `process` runtime's child-process pool; an unset field keeps its default.");
 export type PoolConfig = z.infer<typeof poolSchema>;
 
-export const typecheckerSchema = z
+const typecheckerSchema = z
   .strictObject({
     threads: z.int().min(1).max(64).describe('Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to 4.'),
     heapMiB: z.int().min(64).describe('Heap budget of each thread, MiB. Default 512; past it the check fails and the thread is replaced.'),
@@ -99,7 +99,7 @@ export type TypecheckerConfig = z.infer<typeof typecheckerSchema>;
 
 const tokenSchema = z.string().min(16);
 
-export const tenantTokenSchema = z
+const tenantTokenSchema = z
   .strictObject({
     name: z.string().regex(/^[a-z0-9]{1,32}$/).describe("1-32 of a-z 0-9: prefixes the tenant's session and call ids on disk."),
     token: tokenSchema.describe('At least 16 characters.'),
@@ -108,7 +108,7 @@ export const tenantTokenSchema = z
 export type TenantToken = z.infer<typeof tenantTokenSchema>;
 
 /** pino's levels, for `logLevel`. */
-export const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 export type LogLevel = z.infer<typeof logLevelSchema>;
 
 /** The config file as written (every key optional; defaults, env and flags come later, in config.ts). */
@@ -122,9 +122,9 @@ export const configFileSchema = z
     token: tokenSchema.describe(
       'Bearer token required on every route but `/healthz` and `/readyz`, at least 16 characters. Default: none (loopback only). One token is one tenant.',
     ),
-    runtime: runtimeKindSchema.describe('Default `process` (isolates in child processes).'),
-    mode: codeModeKindSchema.describe('Default `code`: only `run_code` is directly callable.'),
-    typecheck: typecheckModeSchema.describe(
+    runtime: z.enum(RUNTIME_KINDS).describe('Default `process` (isolates in child processes).'),
+    mode: z.enum(CODE_MODE_KINDS).describe('Default `code`: only `run_code` is directly callable.'),
+    typecheck: z.enum(TYPECHECK_MODES).describe(
       'Type-check programs against the typings first: `warn` logs diagnostics, `enforce` fails the run (kind `typecheck`). Default `off`.',
     ),
     typechecker: typecheckerSchema,

@@ -1,24 +1,22 @@
 /**
- * The named choices of Code Mode, as zod enums: its own checks, the config
- * file's schema, the config loader and the CLI's `--runtime`/`--mode` choices
- * all read these, so a new choice is added in one place.
+ * The named choices of Code Mode, as values: its own checks read these lists,
+ * and the config file's zod schema (services/config-schema.ts) makes its enums
+ * of them, from which the config loader and the CLI's `--runtime`/`--mode`
+ * choices read, so a new choice is added in one place. Plain arrays, not zod
+ * enums: the library's main entry does not load zod.
  */
-import * as z from 'zod/v4';
 
 /** Which tools are directly callable (see `createCodeModeCore`). */
-export const codeModeKindSchema = z.enum(['code', 'native', 'both']);
-export const CODE_MODE_KINDS = codeModeKindSchema.options;
-export type CodeModeKind = z.infer<typeof codeModeKindSchema>;
+export const CODE_MODE_KINDS = ['code', 'native', 'both'] as const;
+export type CodeModeKind = (typeof CODE_MODE_KINDS)[number];
 
 /** Whether programs are type-checked against the typings before they run. */
-export const typecheckModeSchema = z.enum(['off', 'warn', 'enforce']);
-export const TYPECHECK_MODES = typecheckModeSchema.options;
-export type TypecheckMode = z.infer<typeof typecheckModeSchema>;
+export const TYPECHECK_MODES = ['off', 'warn', 'enforce'] as const;
+export type TypecheckMode = (typeof TYPECHECK_MODES)[number];
 
 /** The built-in sandbox runtimes, by name. */
-export const runtimeKindSchema = z.enum(['in-process', 'process']);
-export const RUNTIME_KINDS = runtimeKindSchema.options;
-export type RuntimeKind = z.infer<typeof runtimeKindSchema>;
+export const RUNTIME_KINDS = ['in-process', 'process'] as const;
+export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
 
 /** `'a', 'b' or 'c'`: a list of choices as an error message names them. */
 export function describeChoices(choices: readonly string[]): string {
