@@ -215,7 +215,9 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
         break;
       }
       case 'invalid_format':
-        out.add(issue.format === 'regex' && issue.pattern !== undefined ? `${where} must match pattern ${JSON.stringify(issue.pattern.replace(/^\/|\/$/g, ''))}` : `${where} must be a ${issue.format}`);
+        // zod writes a regex's pattern as /source/; the JSON Schema and the reader know it as source.
+        if (issue.format === 'regex' && issue.pattern !== undefined) out.add(`${where} must match pattern ${JSON.stringify(issue.pattern.replace(/^\/|\/$/g, ''))}`);
+        else out.add(`${where} must be a ${issue.format}`);
         break;
       default:
         out.add(`${where} is invalid: ${issue.message}`);
