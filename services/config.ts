@@ -173,12 +173,13 @@ export function parseConfigFile(value: unknown, source = CONFIG_FILE_NAME): Conf
   throw new ConfigError(`invalid ${source}:\n- ${describeIssues(parsed.error.issues).join('\n- ')}`);
 }
 
-/** The JSON Schema node at `at` (the key names of objects, the items of arrays), if the schema has one. */
 interface JsonSchemaNode {
   type?: string;
   properties?: Record<string, JsonSchemaNode>;
   items?: JsonSchemaNode;
 }
+
+/** The config file's JSON Schema node at `at` (the key names of objects, the items of arrays), if it has one. */
 function jsonSchemaAt(at: readonly PropertyKey[]): JsonSchemaNode | undefined {
   let node: JsonSchemaNode | undefined = CONFIG_FILE_JSON_SCHEMA as JsonSchemaNode;
   for (const key of at) node = typeof key === 'number' ? node?.items : node?.properties?.[String(key)];
