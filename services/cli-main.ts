@@ -5,9 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { CODE_MODE_KINDS, RUNTIME_KINDS } from '../src/code-mode/choices.ts';
 import type { JsonValue } from '../src/json.ts';
-import { LOG_LEVELS } from './config-schema.ts';
+import { configFileSchema } from './config-schema.ts';
 import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
 
 // Loaded on use: `--help` and config errors should not wait for Fastify, TypeScript and the sandbox.
@@ -25,19 +24,22 @@ function typingsBudgetOption(): Option {
 /** Signals closer together than this are one (see `serve`), ms. */
 const DUPLICATE_SIGNAL_MS = 1_000;
 
+/** The config file's enums: the flags accept exactly what the file does. */
+const choices = configFileSchema.shape;
+
 function configOptions(command: Command): Command {
   return command
     .addOption(new Option('-c, --config <file>', `config file (default: ./${CONFIG_FILE_NAME} if present; env: ${ENV.config})`))
     .addOption(new Option('-w, --workspace <dir>', `root of the built-in file tools, created if missing (default: ${DEFAULTS.workspace}; env: ${ENV.workspace})`))
     .addOption(new Option('-d, --data <dir>', `session logs and spill files (default: ${DEFAULTS.dataDir}; env: ${ENV.data})`))
     .addOption(
-      new Option('--runtime <kind>', `sandbox runtime (default: ${DEFAULTS.runtime}; env: ${ENV.runtime})`).choices(RUNTIME_KINDS),
+      new Option('--runtime <kind>', `sandbox runtime (default: ${DEFAULTS.runtime}; env: ${ENV.runtime})`).choices(choices.runtime.unwrap().options),
     )
     .addOption(
-      new Option('--mode <mode>', `which tools are directly callable: code = run_code only (default: ${DEFAULTS.mode}; env: ${ENV.mode})`).choices(CODE_MODE_KINDS),
+      new Option('--mode <mode>', `which tools are directly callable: code = run_code only (default: ${DEFAULTS.mode}; env: ${ENV.mode})`).choices(choices.mode.unwrap().options),
     )
     .addOption(
-      new Option('--log-level <level>', `pino log level, logs go to stderr (default: ${DEFAULTS.logLevel}; env: ${ENV.logLevel})`).choices(LOG_LEVELS),
+      new Option('--log-level <level>', `pino log level, logs go to stderr (default: ${DEFAULTS.logLevel}; env: ${ENV.logLevel})`).choices(choices.logLevel.unwrap().options),
     );
 }
 

@@ -5,12 +5,11 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type * as z from 'zod/v4';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
-import { CODE_MODE_KINDS, RUNTIME_KINDS } from '../src/code-mode/choices.ts';
 import {
-  CONFIG_FILE_SCHEMA,
-  LOG_LEVELS,
+  CONFIG_FILE_JSON_SCHEMA,
+  configFileSchema,
   type CodeModeKind,
   type ConfigFile,
   type LogLevel,
@@ -79,9 +78,6 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
-const validateFile = ajv.compile<ConfigFile>(CONFIG_FILE_SCHEMA);
-
 export interface LoadConfigOptions {
   flags?: ConfigFlags;
   env?: NodeJS.ProcessEnv;
@@ -103,6 +99,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
   const fromFile = (p: string | undefined) => (p === undefined ? undefined : path.resolve(dir, p));
   const fromCli = (p: string | undefined) => (p === undefined ? undefined : path.resolve(cwd, p));
   const problems: string[] = [];
+  const choices = configFileSchema.shape;
 
   if (file.token !== undefined && file.auth?.token !== undefined && file.token !== file.auth.token) {
     problems.push('token and auth.token differ: set only one of them');
@@ -120,8 +117,8 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     receiveTimeoutMs: file.receiveTimeoutMs ?? DEFAULTS.receiveTimeoutMs,
     maxConnections: file.maxConnections ?? DEFAULTS.maxConnections,
     maxConnectionsPerClient: file.maxConnectionsPerClient ?? DEFAULTS.maxConnectionsPerClient,
-    runtime: oneOf('runtime', pick('runtime'), RUNTIME_KINDS, problems) ?? file.runtime ?? DEFAULTS.runtime,
-    mode: oneOf('mode', pick('mode'), CODE_MODE_KINDS, problems) ?? file.mode ?? DEFAULTS.mode,
+    runtime: oneOf('runtime', pick('runtime'), choices.runtime.unwrap().options, problems) ?? file.runtime ?? DEFAULTS.runtime,
+    mode: oneOf('mode', pick('mode'), choices.mode.unwrap().options, problems) ?? file.mode ?? DEFAULTS.mode,
     typecheck: file.typecheck ?? 'off',
     typechecker: { ...file.typechecker },
     limits: { ...file.limits },
@@ -133,10 +130,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     rateLimit: { ...DEFAULTS.rateLimit, ...file.rateLimit },
     maxConcurrentRunsPerClient: file.maxConcurrentRunsPerClient ?? DEFAULTS.maxConcurrentRunsPerClient,
     shutdownGraceMs: file.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
-    logLevel:
-      oneOf('log level', pick('logLevel'), LOG_LEVELS, problems) ??
-      file.logLevel ??
-      DEFAULTS.logLevel,
+    logLevel: oneOf('log level', pick('logLevel'), choices.logLevel.unwrap().options, problems) ?? file.logLevel ?? DEFAULTS.logLevel,
     mcpServers: {},
     typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
     databasePoolSize: file.databasePoolSize ?? DEFAULTS.databasePoolSize,
@@ -174,23 +168,60 @@ function readConfigFile(explicit: string | undefined, cwd: string): { file: Conf
 
 /** Validates a parsed config file; throws {@link ConfigError} listing every problem. */
 export function parseConfigFile(value: unknown, source = CONFIG_FILE_NAME): ConfigFile {
-  if (validateFile(value)) return value;
-  const problems = describeErrors(validateFile.errors ?? []);
-  throw new ConfigError(`invalid ${source}:\n- ${problems.join('\n- ')}`);
+  const parsed = configFileSchema.safeParse(value, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(`invalid ${source}:\n- ${describeIssues(parsed.error.issues).join('\n- ')}`);
 }
 
-function describeErrors(errors: ErrorObject[]): string[] {
+interface JsonSchemaNode {
+  type?: string;
+  properties?: Record<string, JsonSchemaNode>;
+  items?: JsonSchemaNode;
+}
+
+/** The config file's JSON Schema node at `at` (the key names of objects, the items of arrays), if it has one. */
+function jsonSchemaAt(at: readonly PropertyKey[]): JsonSchemaNode | undefined {
+  let node: JsonSchemaNode | undefined = CONFIG_FILE_JSON_SCHEMA as JsonSchemaNode;
+  for (const key of at) node = typeof key === 'number' ? node?.items : node?.properties?.[String(key)];
+  return node;
+}
+
+/** Each zod issue as `<key path> must …`, in the words the config file's readers know. */
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   const out = new Set<string>();
-  for (const error of errors) {
-    const where = error.instancePath === '' ? 'the root' : error.instancePath.slice(1).replaceAll('/', '.');
-    if (error.keyword === 'additionalProperties') {
-      const key = (error.params as { additionalProperty: string }).additionalProperty;
-      const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {}).join(', ');
-      out.add(`unknown key "${key}" in ${where}: remove it or use one of: ${allowed}`);
-    } else if (error.keyword === 'enum') {
-      out.add(`${where} must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`);
-    } else {
-      out.add(`${where} ${error.message ?? 'is invalid'}`);
+  for (const issue of issues) {
+    const where = issue.path.length === 0 ? 'the root' : issue.path.map(String).join('.');
+    switch (issue.code) {
+      case 'unrecognized_keys': {
+        const allowed = Object.keys(jsonSchemaAt(issue.path)?.properties ?? {}).join(', ');
+        for (const key of issue.keys) out.add(`unknown key "${key}" in ${where}: remove it or use one of: ${allowed}`);
+        break;
+      }
+      case 'invalid_type':
+        out.add(issue.input === undefined ? `${where} is required: add it` : `${where} must be ${jsonSchemaAt(issue.path)?.type ?? issue.expected}`);
+        break;
+      case 'invalid_value':
+        out.add(`${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`);
+        break;
+      case 'too_small':
+      case 'too_big': {
+        const small = issue.code === 'too_small';
+        const bound = small ? issue.minimum : issue.maximum;
+        const unit = issue.origin === 'string' ? 'characters' : issue.origin === 'array' ? 'items' : undefined;
+        out.add(
+          unit === undefined
+            ? `${where} must be ${small ? '>' : '<'}${issue.inclusive === false ? '' : '='} ${bound}`
+            : `${where} must NOT have ${small ? 'fewer' : 'more'} than ${bound} ${unit}`,
+        );
+        break;
+      }
+      case 'invalid_format':
+        // zod writes a regex's pattern as /source/; the JSON Schema and the reader know it as source.
+        if (issue.format === 'regex' && issue.pattern !== undefined) out.add(`${where} must match pattern ${JSON.stringify(issue.pattern.replace(/^\/|\/$/g, ''))}`);
+        else out.add(`${where} must be a ${issue.format}`);
+        break;
+      default:
+        out.add(`${where} is invalid: ${issue.message}`);
     }
   }
   return [...out];

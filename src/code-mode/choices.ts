@@ -1,7 +1,9 @@
 /**
- * The named choices of Code Mode, as values: its own checks, the config file's
- * schema, the config loader and the CLI's `--runtime`/`--mode` choices all
- * read these lists, so a new choice is added in one place.
+ * The named choices of Code Mode, as values: its own checks read these lists,
+ * and the config file's zod schema (services/config-schema.ts) makes its enums
+ * of them, from which the config loader and the CLI's `--runtime`/`--mode`
+ * choices read, so a new choice is added in one place. Plain arrays, not zod
+ * enums: the library's main entry does not load zod.
  */
 
 /** Which tools are directly callable (see `createCodeModeCore`). */

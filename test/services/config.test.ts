@@ -2,8 +2,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_FILE_SCHEMA } from '../../services/config-schema.ts';
-import { ConfigError, isLoopbackHost, loadConfig } from '../../services/config.ts';
+import { CONFIG_FILE_JSON_SCHEMA, configFileSchema } from '../../services/config-schema.ts';
+import { ConfigError, isLoopbackHost, loadConfig, parseConfigFile } from '../../services/config.ts';
 import { DEFAULT_LIMITS } from '../../src/tools/limits.ts';
 
 async function dirWith(config?: unknown): Promise<string> {
@@ -77,15 +77,42 @@ describe('loadConfig', () => {
   });
 
   it('takes toolLimits, every key of the built-in tools\' limits', async () => {
-    expect(Object.keys(CONFIG_FILE_SCHEMA.properties.toolLimits.properties).sort()).toEqual(Object.keys(DEFAULT_LIMITS).sort());
+    expect(Object.keys(configFileSchema.shape.toolLimits.unwrap().shape).sort()).toEqual(Object.keys(DEFAULT_LIMITS).sort());
     expect(loadConfig({ cwd: await dirWith(), env: {} }).toolLimits).toEqual({});
     const cwd = await dirWith({ toolLimits: { maxPatternChars: 200, searchWorkers: 1, readPageLines: 500 } });
     expect(loadConfig({ cwd, env: {} }).toolLimits).toEqual({ maxPatternChars: 200, searchWorkers: 1, readPageLines: 500 });
   });
 
-  it('documents every toolLimits key in the configuration table of docs/service.md', async () => {
+  it('the configuration table of docs/service.md names every key of the schema, and no other', async () => {
     const doc = await readFile(new URL('../../docs/service.md', import.meta.url), 'utf8');
-    for (const key of Object.keys(DEFAULT_LIMITS)) expect(doc, key).toContain(`| \`toolLimits.${key}\` |`);
+    const table = doc.slice(doc.indexOf('## Configuration'), doc.indexOf('## API'));
+    const documented = table
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .flatMap((line) => [...(line.split(' | ')[0] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]));
+    expect(documented.sort()).toEqual(leafKeys(CONFIG_FILE_JSON_SCHEMA).sort());
+  });
+
+  it('docs/ptc.config.schema.json is the JSON Schema the zod schema yields', async () => {
+    const published: unknown = JSON.parse(await readFile(new URL('../../docs/ptc.config.schema.json', import.meta.url), 'utf8'));
+    // On a difference, regenerate it: node --no-node-snapshot --input-type=module -e "import('./services/config-schema.ts').then(m => process.stdout.write(JSON.stringify(m.CONFIG_FILE_JSON_SCHEMA, null, 2) + '\n'))" > docs/ptc.config.schema.json
+    expect(published).toEqual(CONFIG_FILE_JSON_SCHEMA);
+  });
+
+  it('names the key path and what it must be for every kind of bad value', () => {
+    const cases: [unknown, string][] = [
+      [[], 'the root must be object'],
+      [{ runtime: 'docker' }, 'runtime must be one of "in-process", "process"'],
+      [{ spill: {} }, 'spill.maxInlineBytes is required: add it'],
+      [{ auth: { tokens: [] } }, 'auth.tokens must NOT have fewer than 1 items'],
+      [{ pool: { runReserveMiB: 0 } }, 'pool.runReserveMiB must be > 0'],
+      [{ mcpServers: [] }, 'mcpServers must be object'],
+      [{ port: 70_000 }, 'port must be <= 65535'],
+      [{ allowedHosts: [''] }, 'allowedHosts.0 must NOT have fewer than 1 characters'],
+      [{ auth: { tokens: [{ name: 'Acme', token: 'x'.repeat(16) }] } }, 'auth.tokens.0.name must match pattern "^[a-z0-9]{1,32}$"'],
+      [{ rateLimit: { max: 1, burst: 2 } }, 'unknown key "burst" in rateLimit: remove it or use one of: max, timeWindow'],
+    ];
+    for (const [file, message] of cases) expect(() => parseConfigFile(file), message).toThrow(`invalid ptc.config.json:\n- ${message}`);
   });
 
   it('refuses a toolLimits value that is not a positive integer in range, naming the key', async () => {
@@ -113,3 +140,13 @@ describe('loadConfig', () => {
     expect(['0.0.0.0', '::', '10.0.0.1', 'example.com'].some(isLoopbackHost)).toBe(false);
   });
 });
+
+type SchemaNode = boolean | { properties?: Record<string, SchemaNode> };
+
+/** `limits.timeoutMs`, …: the keys a config table row documents (objects with named keys are opened). */
+function leafKeys(schema: SchemaNode, prefix = ''): string[] {
+  if (typeof schema === 'boolean') return [];
+  return Object.entries(schema.properties ?? {}).flatMap(([key, node]) =>
+    typeof node === 'boolean' || node.properties === undefined ? [`${prefix}${key}`] : leafKeys(node, `${prefix}${key}.`),
+  );
+}
