@@ -6,7 +6,7 @@
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import type { ChildBudgetReport, ChildMessage, ChildRuntimeOptions, DoneOutcome, ParentMessage } from './protocol.ts';
 
-type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean }) => SandboxRuntime;
+type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean; prepareOffThread?: boolean }) => SandboxRuntime;
 
 interface ActiveRun {
   controller: AbortController;
@@ -60,7 +60,8 @@ async function init(runtimeModule: string, runtimeOptions: ChildRuntimeOptions):
       throw new Error('the runtime module exports no createInProcessRuntime function');
     }
     // Calls leave this process over IPC and never answer within one turn: the synchronous crossing would only add one.
-    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false });
+    // The children share the cores: preparing isolates on the thread pool would add hops, not parallelism.
+    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false, prepareOffThread: false });
     await runtime.ready();
     send({ type: 'ready' });
   } catch (error) {

@@ -58,6 +58,8 @@ export class SandboxChild {
   readonly #events: SandboxChildEvents;
   readonly #process: ChildProcess;
   readonly #runs = new Map<number, InFlightRun>();
+  /** Runs in `#runs` with a nested call in flight: kept as a count, `hasRoom` is asked on every call and every end. */
+  #waitingRuns = 0;
   readonly #heartbeat: NodeJS.Timeout;
   #state: 'starting' | 'ready' | 'retiring' | 'dead' = 'starting';
   /**
@@ -136,9 +138,7 @@ export class SandboxChild {
   }
   /** Runs that may be computing: in flight and not waiting on a nested call. */
   get activeRuns(): number {
-    let active = 0;
-    for (const run of this.#runs.values()) if (run.callsInFlight === 0) active++;
-    return active;
+    return this.#runs.size - this.#waitingRuns;
   }
   /**
    * Budget charged to this child: a reservation per run in flight, plus the
@@ -273,9 +273,14 @@ export class SandboxChild {
     }
     // The run now waits: its CPU share is free for another run.
     run.callsInFlight++;
-    if (run.callsInFlight === 1) this.#events.onRunEnd(this);
+    if (run.callsInFlight === 1) {
+      this.#waitingRuns++;
+      this.#events.onRunEnd(this);
+    }
     const answered = () => {
       run.callsInFlight--;
+      // A finished run left the count when it ended.
+      if (run.callsInFlight === 0 && this.#runs.get(runId) === run) this.#waitingRuns--;
     };
     let pending: Promise<SandboxCallOutcome>;
     try {
@@ -320,6 +325,7 @@ export class SandboxChild {
     const run = this.#runs.get(runId);
     if (!run) return;
     this.#runs.delete(runId);
+    if (run.callsInFlight > 0) this.#waitingRuns--;
     clearTimeout(run.deadline);
     clearTimeout(run.abortGrace);
     run.request.signal.removeEventListener('abort', run.onAbort);
