@@ -54,12 +54,6 @@ export interface InProcessRuntimeOptions {
    * travel over IPC and never answer within the turn.
    */
   syncToolCalls?: boolean;
-  /**
-   * Under a burst (other runs waiting for isolates too), make each isolate's context and bootstrap
-   * on isolated-vm's thread pool, in parallel with this thread. Default true. The sandbox child
-   * sets false: its siblings already use the other cores, and the thread hops cost CPU.
-   */
-  prepareOffThread?: boolean;
 }
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
@@ -79,7 +73,6 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   /** Admitted runs still waiting for an isolate: more than one is a burst. */
   let starting = 0;
   let closed = false;
-  const offThread = options.prepareOffThread ?? true;
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
 
@@ -118,7 +111,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     let prepared;
     starting++;
     try {
-      prepared = await pool.take(request.limits.memoryMiB, offThread && starting > 1);
+      prepared = await pool.take(request.limits.memoryMiB, starting > 1);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
     } finally {

@@ -6,7 +6,7 @@
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage } from './protocol.ts';
 
-type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean; prepareOffThread?: boolean }) => SandboxRuntime;
+type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean }) => SandboxRuntime;
 
 interface ActiveRun {
   controller: AbortController;
@@ -68,8 +68,7 @@ async function init(runtimeModule: string, runtimeOptions: ChildRuntimeOptions):
       throw new Error('the runtime module exports no createInProcessRuntime function');
     }
     // Calls leave this process over IPC and never answer within one turn: the synchronous crossing would only add one.
-    // The children share the cores: preparing isolates on the thread pool would add hops, not parallelism.
-    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false, prepareOffThread: false });
+    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false });
     await runtime.ready();
     send({ type: 'ready' });
   } catch (error) {

@@ -23,8 +23,8 @@ export interface ChildBudgetReport {
 }
 
 /**
- * Messages sent within one turn of the event loop travel as one `batch`
- * (each side's `Outbox`): a burst admits hundreds of runs and answers
+ * Messages sent within one turn of the event loop after its first travel as
+ * one `batch` (each side's `Outbox`): a burst admits hundreds of runs and answers
  * hundreds of calls per turn, and each IPC message costs a serialisation
  * call and a write of its own. Order is kept: a batch holds the messages in
  * the order they were sent, and nothing overtakes it.
@@ -58,13 +58,14 @@ export type ChildMessage =
 const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'done', 'pong']);
 
 /**
- * Queues messages and sends what one turn queued as one IPC message (a lone
- * message goes as itself). `write` sends one message; its callback reports a
- * failed send of anything in it.
+ * Sends the first message of a turn at once (a lone message, such as a
+ * sequential program's next call, waits for nothing), and what the rest of
+ * the turn queues as one message at its end. `write` sends one message; its
+ * callback reports a failed send of anything in it.
  */
 export class Outbox<M> {
   #queued: M[] = [];
-  #scheduled = false;
+  #turnOpen = false;
   readonly #write: (message: M | Batch<M>) => void;
 
   constructor(write: (message: M | Batch<M>) => void) {
@@ -72,16 +73,21 @@ export class Outbox<M> {
   }
 
   send(message: M): void {
-    this.#queued.push(message);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
+    if (this.#turnOpen) {
+      this.#queued.push(message);
+      return;
+    }
+    this.#turnOpen = true;
     // setImmediate, not a microtask: the calls and replies of a burst arrive over one poll phase, each in a callback of its own.
-    setImmediate(() => this.flush());
+    setImmediate(() => {
+      this.flush();
+      this.#turnOpen = false;
+    });
+    this.#write(message);
   }
 
   /** Sends what is queued now. */
   flush(): void {
-    this.#scheduled = false;
     const queued = this.#queued;
     if (queued.length === 0) return;
     this.#queued = [];
