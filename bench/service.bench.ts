@@ -93,7 +93,9 @@ export async function startServer(cwd: string, runtime: string, config: Record<s
     path.join(cwd, 'ptc.config.json'),
     JSON.stringify({ rateLimit: { max: 1_000_000_000, timeWindow: 60_000 }, maxConcurrentRunsPerClient: 1024, logLevel: 'warn', ...config }),
   );
-  const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', '--max-semi-space-size=16', path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
+  // PTC_BENCH_SERVER_FLAGS: extra Node flags for the server, such as `--cpu-prof --cpu-prof-dir=DIR` (Node refuses those in NODE_OPTIONS).
+  const extraFlags = (process.env.PTC_BENCH_SERVER_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', '--max-semi-space-size=16', ...extraFlags, path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
     cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

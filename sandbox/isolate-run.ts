@@ -17,6 +17,8 @@ interface Bindings {
   clearTimer(id: number): void;
   fail(thrownJson: string): void;
   catastrophe(message: string): void;
+  /** Guest code may run (the host handed it something) or has run (it sent something): see RunControl.touched. */
+  touch(): void;
 }
 
 /** A never-used isolate with the bootstrap evaluated. Use once with {@link runInIsolate}. */
@@ -57,6 +59,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       const resolve = answer;
       if (resolve === undefined) return;
       answer = undefined;
+      bindings?.touch();
       const batch = outbox;
       outbox = '';
       resolve(batch);
@@ -83,6 +86,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       // A synchronous submit (`S…`) holds an isolated-vm pool thread while it waits: always answered.
       const sync = batch.charCodeAt(0) === 83;
       if (bindings === undefined) return sync ? Promise.resolve('') : never;
+      bindings.touch();
       answerNow();
       const call = bindings.call;
       let at = sync ? 1 : 0;
@@ -192,6 +196,12 @@ export interface RunControl {
   /** Set by {@link runInIsolate} when the run starts: disposes the isolate, the run fails with `failure`. */
   stop?: (failure: SandboxFailure) => void;
   /**
+   * Called on every event after which guest code may run or has run: the start, a reply or a
+   * fired timer handed over, a call, a log line or a timer sent. Between two such events the run
+   * cannot grow (the memory budget measures only runs touched since their last measurement).
+   */
+  touched?: () => void;
+  /**
    * Tool calls cross synchronously, waiting at most one host turn for the replies (see the
    * bootstrap's `exchange`). Worth it when `callTool` usually answers within the turn (tools in
    * this process); a runtime whose calls always leave the process (the child's IPC) sets false.
@@ -233,7 +243,9 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     settleForced?.();
   };
 
+  const touched = control?.touched ?? ((): void => undefined);
   prepared.bind({
+    touch: touched,
     call: async (name, argsJson) => {
       if (forced !== undefined) return 'F';
       let outcome;
@@ -250,6 +262,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
       return `E${JSON.stringify({ code: outcome.error.code, message: outcome.error.message, callId: outcome.error.callId })}`;
     },
     log: (level, text) => {
+      touched();
       received++;
       if (awaitLogs !== undefined && received >= awaitLogs.count) awaitLogs.resolve();
       if (level === 'notice') return push(text);
@@ -265,9 +278,11 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     },
     timer: (id, ms) =>
       new Promise<string>((resolve) => {
+        touched();
         if (forced !== undefined) return resolve('0');
         const handle = setTimeout(() => {
           timers.delete(id);
+          touched();
           resolve('1');
         }, Math.min(Math.max(0, ms), limits.timeoutMs));
         timers.set(id, { handle, resolve });
@@ -277,6 +292,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
       if (timer === undefined) return;
       clearTimeout(timer.handle);
       timers.delete(id);
+      touched();
       timer.resolve('0');
     },
     fail: (thrownJson) => force({ kind: 'exception', ...describeException(thrownJson, filename, 'in a setTimeout callback') }),
@@ -293,7 +309,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   if (signal.aborted) onAbort();
 
   try {
-    const reply = await Promise.race([execute(prepared, js, filename, request, control?.syncCalls === true), forcedPromise.then(() => undefined)]);
+    const reply = await Promise.race([execute(prepared, js, filename, request, control?.syncCalls === true, touched), forcedPromise.then(() => undefined)]);
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
     if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
@@ -341,7 +357,7 @@ const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid stri
 
 type Reply = { text: string } | { failure: SandboxFailure };
 
-async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest, syncCalls: boolean): Promise<Reply> {
+async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest, syncCalls: boolean, touched: () => void): Promise<Reply> {
   // Compiling never runs code and is bounded by the program's size: done
   // synchronously, it saves a thread-pool hop. Running the script stays
   // asynchronous: a program that closes the wrapper early runs code right here.
@@ -355,6 +371,8 @@ async function execute(prepared: PreparedIsolate, js: string, filename: string, 
   const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
   const config = JSON.stringify({ maxLogBytes, maxResultBytes, maxArgBytes, syncCalls });
+  // The program starts now: a measurement asked for earlier would not cover it.
+  touched();
   const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
     result: { promise: true },
   });

@@ -20,6 +20,14 @@
  * Measuring needs the isolate's lock: a run in the middle of a synchronous
  * stretch is measured when it next awaits (its own heap limit bounds it
  * meanwhile).
+ *
+ * Only a run that may have grown is measured again. Guest code runs only when
+ * the host hands the isolate something (the start, a reply, a fired timer),
+ * and shows it ran by what it sends (a call, a log line): the runtime counts
+ * each such event on the run's ticket (`touch`). A measurement covers the
+ * events counted before it was asked for (isolated-vm queues it behind the
+ * deliveries already handed over), so a run waiting on a tool, which nothing
+ * touches, is measured once and then costs nothing per sweep.
  */
 import { availableMemory, constrainedMemory } from 'node:process';
 import os from 'node:os';
@@ -63,6 +71,20 @@ export interface BudgetTicket {
   measuring: boolean;
   /** Already stopped by the budget: never picked twice. */
   stopped: boolean;
+  /** Events after which guest code may have run (and grown): see `touch`. */
+  changes: number;
+  /** `changes` when the last answered measurement was asked for: equal means nothing ran since. */
+  measuredChanges: number;
+}
+
+/** Counts an event after which the run's guest code may have run: it is measured again at the next sweep. */
+export function touch(ticket: BudgetTicket): void {
+  ticket.changes++;
+}
+
+/** Whether the run may have grown since it was last measured. */
+function isDirty(ticket: BudgetTicket): boolean {
+  return ticket.changes !== ticket.measuredChanges;
 }
 
 export class MemoryBudget {
@@ -101,7 +123,8 @@ export class MemoryBudget {
   }
 
   admit(): BudgetTicket {
-    const ticket: BudgetTicket = { measuredBytes: 0, measuring: false, stopped: false };
+    // Dirty from the start: its program is about to run.
+    const ticket: BudgetTicket = { measuredBytes: 0, measuring: false, stopped: false, changes: 1, measuredChanges: 0 };
     this.#tickets.add(ticket);
     this.#admitted++;
     this.#usedBytes += this.reserveBytes;
@@ -120,17 +143,30 @@ export class MemoryBudget {
     ticket.measuredBytes = bytes;
   }
 
-  /** Measures every run not already being measured; resolves when all have answered. */
+  /** Runs that may have grown since their last measurement (touched since, or never measured). */
+  get dirtyRuns(): number {
+    let dirty = 0;
+    for (const ticket of this.#tickets) if (isDirty(ticket)) dirty++;
+    return dirty;
+  }
+
+  /**
+   * Measures every run that may have grown since its last measurement and is
+   * not already being measured; resolves when all have answered.
+   */
   async measureAll(): Promise<void> {
     const pending: Promise<void>[] = [];
     for (const ticket of this.#tickets) {
       const measure = ticket.measure;
-      if (measure === undefined || ticket.measuring || ticket.stopped) continue;
+      if (measure === undefined || ticket.measuring || ticket.stopped || !isDirty(ticket)) continue;
       ticket.measuring = true;
+      // Events counted from here on may not be covered by this measurement: they keep the run dirty.
+      const seen = ticket.changes;
       pending.push(
         measure().then(
           (bytes) => {
             ticket.measuring = false;
+            ticket.measuredChanges = seen;
             this.record(ticket, bytes);
           },
           // a disposed isolate (its run just ended) has nothing left to measure
@@ -180,11 +216,12 @@ export class MemoryBudget {
 
 /**
  * Measures the runs of `budget` in the background and enforces it. A sweep
- * measures every run (about 60 µs of CPU each), so sweeps are spaced by at
- * least 2 ms per run (≤ 3 % of a core; 2 s apart with 1,000 runs) and
- * 250 ms; a rise of the process's RSS by an eighth of the budget since the
- * last sweep brings the next one forward. Returns a function that stops the
- * watch.
+ * measures the runs that may have grown since their last measurement (about
+ * 60 µs of CPU each), so sweeps are spaced by at least 2 ms per such run
+ * (≤ 3 % of a core) and 250 ms; a rise of the process's RSS by an eighth of
+ * the budget since the last sweep brings the next one forward. Runs parked
+ * in a tool call are not measured again, however many there are. Returns a
+ * function that stops the watch.
  */
 export function watchBudget(budget: MemoryBudget, onStopped?: (count: number) => void): () => void {
   let sweeping = false;
@@ -192,9 +229,11 @@ export function watchBudget(budget: MemoryBudget, onStopped?: (count: number) =>
   let rssAtSweep = process.memoryUsage.rss();
   const tick = (): void => {
     if (sweeping || budget.runs === 0) return;
+    const dirty = budget.dirtyRuns;
+    if (dirty === 0) return;
     const now = performance.now();
     const rss = process.memoryUsage.rss();
-    const due = now - lastSweep >= Math.max(250, 2 * budget.runs) || rss - rssAtSweep > budget.limitBytes / 8;
+    const due = now - lastSweep >= Math.max(250, 2 * dirty) || rss - rssAtSweep > budget.limitBytes / 8;
     if (!due) return;
     sweeping = true;
     void budget.measureAll().then(() => {

@@ -4,7 +4,7 @@
  * nested calls and log lines are relayed over IPC, the results relayed back.
  */
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
-import type { ChildBudgetReport, ChildMessage, ChildRuntimeOptions, DoneOutcome, ParentMessage } from './protocol.ts';
+import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage } from './protocol.ts';
 
 type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean }) => SandboxRuntime;
 
@@ -17,9 +17,13 @@ interface ActiveRun {
 let runtime: SandboxRuntime | undefined;
 const runs = new Map<number, ActiveRun>();
 
-function send(message: ChildMessage): void {
+const outbox = new Outbox<ChildMessage>((message) => {
   // A failed send means the parent is gone; 'disconnect' ends this process.
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+});
+
+function send(message: ChildMessage): void {
+  outbox.send(message);
 }
 
 // The parent is gone (closed or killed): nothing may outlive it. This is
@@ -33,7 +37,11 @@ process.on('disconnect', () => process.exit(0));
 // closes) or when its parent dies (the same); SIGKILL still works.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
 
-process.on('message', (message: ParentMessage) => {
+process.on('message', (received: unknown) => {
+  for (const message of unbatch(received)) onMessage(message as ParentMessage);
+});
+
+function onMessage(message: ParentMessage): void {
   switch (message.type) {
     case 'init':
       void init(message.runtimeModule, message.runtimeOptions);
@@ -51,7 +59,7 @@ process.on('message', (message: ParentMessage) => {
       send({ type: 'pong', seq: message.seq, rssBytes: process.memoryUsage.rss(), budget: budgetReport() });
       return;
   }
-});
+}
 
 async function init(runtimeModule: string, runtimeOptions: ChildRuntimeOptions): Promise<void> {
   try {

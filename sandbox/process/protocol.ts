@@ -22,7 +22,16 @@ export interface ChildBudgetReport {
   stopped: number;
 }
 
-/** Parent → child. */
+/**
+ * Messages sent within one turn of the event loop after its first travel as
+ * one `batch` (each side's `Outbox`): a burst admits hundreds of runs and answers
+ * hundreds of calls per turn, and each IPC message costs a serialisation
+ * call and a write of its own. Order is kept: a batch holds the messages in
+ * the order they were sent, and nothing overtakes it.
+ */
+export type Batch<M> = { type: 'batch'; messages: M[] };
+
+/** Parent → child (one, or a `Batch` of them). */
 export type ParentMessage =
   | { type: 'init'; runtimeModule: string; runtimeOptions: ChildRuntimeOptions }
   | {
@@ -37,7 +46,7 @@ export type ParentMessage =
   | { type: 'abort'; runId: number }
   | { type: 'ping'; seq: number };
 
-/** Child → parent. */
+/** Child → parent (one, or a `Batch` of them). */
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'init-failed'; message: string }
@@ -47,6 +56,53 @@ export type ChildMessage =
   | { type: 'pong'; seq: number; rssBytes: number; budget?: ChildBudgetReport };
 
 const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'done', 'pong']);
+
+/**
+ * Sends the first message of a turn at once (a lone message, such as a
+ * sequential program's next call, waits for nothing), and what the rest of
+ * the turn queues as one message at its end. `write` sends one message; its
+ * callback reports a failed send of anything in it.
+ */
+export class Outbox<M> {
+  #queued: M[] = [];
+  #turnOpen = false;
+  readonly #write: (message: M | Batch<M>) => void;
+
+  constructor(write: (message: M | Batch<M>) => void) {
+    this.#write = write;
+  }
+
+  send(message: M): void {
+    if (this.#turnOpen) {
+      this.#queued.push(message);
+      return;
+    }
+    this.#turnOpen = true;
+    // setImmediate, not a microtask: the calls and replies of a burst arrive over one poll phase, each in a callback of its own.
+    setImmediate(() => {
+      this.flush();
+      this.#turnOpen = false;
+    });
+    this.#write(message);
+  }
+
+  /** Sends what is queued now. */
+  flush(): void {
+    const queued = this.#queued;
+    if (queued.length === 0) return;
+    this.#queued = [];
+    this.#write(queued.length === 1 ? (queued[0] as M) : { type: 'batch', messages: queued });
+  }
+}
+
+/** The messages in what arrived: a batch's, in order, or the message itself. */
+export function unbatch(message: unknown): unknown[] {
+  if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'batch') {
+    const { messages } = message as { messages?: unknown };
+    return Array.isArray(messages) ? messages : [];
+  }
+  return [message];
+}
 
 /**
  * A cheap shape check: the child hosts hostile programs, so the parent does not

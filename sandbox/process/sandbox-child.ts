@@ -12,7 +12,7 @@ import type {
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
 import { activeRunsPerChild, childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
-import { isChildMessage, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
+import { isChildMessage, Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
 
 export interface SandboxChildEvents {
   onReady(child: SandboxChild): void;
@@ -58,6 +58,15 @@ export class SandboxChild {
   readonly #events: SandboxChildEvents;
   readonly #process: ChildProcess;
   readonly #runs = new Map<number, InFlightRun>();
+  /** What this turn sends to the child, written as one message at the end of the turn. */
+  readonly #outbox = new Outbox<ParentMessage>((message) => {
+    if (!this.#process.connected) return;
+    this.#process.send(message, (error) => {
+      if (error) this.kill('the sandbox process stopped taking messages during the run; run it again');
+    });
+  });
+  /** Runs in `#runs` with a nested call in flight: kept as a count, `hasRoom` is asked on every call and every end. */
+  #waitingRuns = 0;
   readonly #heartbeat: NodeJS.Timeout;
   #state: 'starting' | 'ready' | 'retiring' | 'dead' = 'starting';
   /**
@@ -104,8 +113,8 @@ export class SandboxChild {
         else this.kill('the sandbox process failed (IPC error) during the run; run it again');
       });
     });
-    this.#process.on('message', (message: unknown) => {
-      if (isChildMessage(message)) this.#onMessage(message);
+    this.#process.on('message', (received: unknown) => {
+      for (const message of unbatch(received)) if (isChildMessage(message)) this.#onMessage(message);
     });
     this.#heartbeat = setInterval(() => this.#checkHeartbeat(), options.heartbeatIntervalMs);
     this.#heartbeat.unref();
@@ -136,9 +145,7 @@ export class SandboxChild {
   }
   /** Runs that may be computing: in flight and not waiting on a nested call. */
   get activeRuns(): number {
-    let active = 0;
-    for (const run of this.#runs.values()) if (run.callsInFlight === 0) active++;
-    return active;
+    return this.#runs.size - this.#waitingRuns;
   }
   /**
    * Budget charged to this child: a reservation per run in flight, plus the
@@ -218,6 +225,8 @@ export class SandboxChild {
     if (this.#state !== 'dead') {
       this.#state = 'dead';
       this.#failAll(message);
+      // What this turn queued goes first, as it would have unbatched.
+      this.#outbox.flush();
       if (this.#process.connected) this.#process.disconnect();
       else this.#process.kill('SIGKILL');
     }
@@ -273,9 +282,14 @@ export class SandboxChild {
     }
     // The run now waits: its CPU share is free for another run.
     run.callsInFlight++;
-    if (run.callsInFlight === 1) this.#events.onRunEnd(this);
+    if (run.callsInFlight === 1) {
+      this.#waitingRuns++;
+      this.#events.onRunEnd(this);
+    }
     const answered = () => {
       run.callsInFlight--;
+      // A finished run left the count when it ended.
+      if (run.callsInFlight === 0 && this.#runs.get(runId) === run) this.#waitingRuns--;
     };
     let pending: Promise<SandboxCallOutcome>;
     try {
@@ -320,6 +334,7 @@ export class SandboxChild {
     const run = this.#runs.get(runId);
     if (!run) return;
     this.#runs.delete(runId);
+    if (run.callsInFlight > 0) this.#waitingRuns--;
     clearTimeout(run.deadline);
     clearTimeout(run.abortGrace);
     run.request.signal.removeEventListener('abort', run.onAbort);
@@ -392,9 +407,6 @@ export class SandboxChild {
   }
 
   #send(message: ParentMessage): void {
-    if (!this.#process.connected) return;
-    this.#process.send(message, (error) => {
-      if (error) this.kill('the sandbox process stopped taking messages during the run; run it again');
-    });
+    this.#outbox.send(message);
   }
 }

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import { MemoryBudget, touch } from '../../sandbox/memory-budget.ts';
 import { createProcessRuntime } from '../../sandbox/process/process-runtime.ts';
 import { RUNTIME_NAMES, type RuntimeName } from '../helpers/runtimes.ts';
 import { deferred } from './process-helpers.ts';
@@ -174,5 +175,42 @@ describe('computing-run cap, runtime: in-process', () => {
     expect(await waiting).toMatchObject({ ok: true, resultJson: '"after"' });
     lot.release();
     expect((await Promise.all([a, b])).every((outcome) => outcome.ok)).toBe(true);
+  });
+});
+
+describe('MemoryBudget measures only runs that may have grown', () => {
+  it('measures a run once after its start, not again while nothing touches it, and again after a touch', async () => {
+    const budget = new MemoryBudget(64 * 1024 * 1024, 2 * 1024 * 1024);
+    const parked = budget.admit();
+    const busy = budget.admit();
+    const measured: string[] = [];
+    parked.measure = async () => (measured.push('parked'), 3 * 1024 * 1024);
+    busy.measure = async () => (measured.push('busy'), 4 * 1024 * 1024);
+    await budget.measureAll();
+    expect(measured.sort()).toEqual(['busy', 'parked']);
+    expect(budget.usedBytes).toBe(7 * 1024 * 1024);
+
+    measured.length = 0;
+    await budget.measureAll();
+    expect(measured).toEqual([]);
+    expect(budget.dirtyRuns).toBe(0);
+
+    touch(busy);
+    expect(budget.dirtyRuns).toBe(1);
+    await budget.measureAll();
+    expect(measured).toEqual(['busy']);
+  });
+
+  it('keeps a run dirty when it is touched while its measurement is in flight', async () => {
+    const budget = new MemoryBudget(64 * 1024 * 1024, 2 * 1024 * 1024);
+    const ticket = budget.admit();
+    let answer: ((bytes: number) => void) | undefined;
+    ticket.measure = () => new Promise<number>((resolve) => (answer = resolve));
+    const sweep = budget.measureAll();
+    // A reply handed over after the measurement was asked for: the answer may predate what it let run.
+    touch(ticket);
+    answer?.(3 * 1024 * 1024);
+    await sweep;
+    expect(budget.dirtyRuns).toBe(1);
   });
 });
