@@ -18,7 +18,8 @@
 import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
-import type { Agent, DispatchToken, ExecuteHook, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+import { markPassThrough } from '../around-dispatch.ts';
+import type { Agent, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
 /**
  * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
@@ -29,13 +30,20 @@ const commitGates = new WeakMap<DispatchToken, Map<string, Promise<unknown>>>();
 
 /** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
 export const commitOrderHook: ExecuteHook = (exec, next) => {
-  const previous = exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
+  const previous = gateFor(exec);
   if (previous === undefined) return next();
   return next().then(async (result) => {
     await previous;
     return result;
   });
 };
+
+function gateFor(exec: ToolExec): Promise<unknown> | undefined {
+  return exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
+}
+
+// Most nested calls (every call of a sequential program) have no gate: the layer is skipped.
+markPassThrough(commitOrderHook, (exec) => gateFor(exec) === undefined);
 
 export interface RunSchedulerOptions {
   registry: ToolRegistry;
@@ -58,9 +66,24 @@ interface Pending {
   args: JsonValue;
   safe: boolean;
   resolve(outcome: SandboxCallOutcome): void;
-  /** Resolves when this call's dispatch (post-execute included) has settled. */
-  settled: Promise<unknown>;
-  markSettled(): void;
+  /** This call's dispatch (post-execute included) has settled. */
+  done: boolean;
+  /** Made only when a later call overlaps this one (a sequential program never needs it); opens when `done`. */
+  gate?: Promise<void>;
+  openGate?: () => void;
+}
+
+/** Marks `pending` settled and opens its gate, if a later call made one. */
+function markSettled(pending: Pending): void {
+  pending.done = true;
+  pending.openGate?.();
+}
+
+/** What a call started while `previous` runs waits for before it commits; undefined when nothing to wait for. */
+function gateOf(previous: Pending | undefined): Promise<void> | undefined {
+  if (previous === undefined || previous.done) return undefined;
+  previous.gate ??= new Promise<void>((resolve) => (previous.openGate = resolve));
+  return previous.gate;
 }
 
 export class RunScheduler {
@@ -75,7 +98,8 @@ export class RunScheduler {
   #running = 0;
   #exclusiveRunning = false;
   #closed = false;
-  #previousSettled: Promise<unknown> = Promise.resolve();
+  /** The call started last. */
+  #previous: Pending | undefined;
   readonly #gates = new Map<string, Promise<unknown>>();
   /** callId → tool name of each nested call that failed (at most maxCalls entries). */
   readonly #failed = new Map<string, string>();
@@ -106,10 +130,8 @@ export class RunScheduler {
     }
     const args = JSON.parse(argsJson) as JsonValue;
     const safe = o.registry.get(name)?.isConcurrencySafe(args) ?? false;
-    let markSettled: () => void = () => undefined;
-    const settled = new Promise<void>((resolve) => (markSettled = resolve));
     return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, resolve, settled, markSettled });
+      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, resolve, done: false });
       this.#pump();
     });
   };
@@ -126,7 +148,7 @@ export class RunScheduler {
     for (const pending of abandoned) {
       this.#failed.set(pending.callId, pending.name);
       pending.resolve(aborted(pending.name, pending.callId));
-      pending.markSettled();
+      markSettled(pending);
     }
   }
 
@@ -165,8 +187,11 @@ export class RunScheduler {
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.
-    if (this.#running > 1) this.#gates.set(pending.callId, this.#previousSettled);
-    this.#previousSettled = pending.settled;
+    if (this.#running > 1) {
+      const gate = gateOf(this.#previous);
+      if (gate !== undefined) this.#gates.set(pending.callId, gate);
+    }
+    this.#previous = pending;
     // No sink, no event objects: nothing would read them.
     const sink = o.registry.eventSink;
     const base =
@@ -195,7 +220,7 @@ export class RunScheduler {
         if (result.isError) this.#failed.set(pending.callId, pending.name);
         if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
         pending.resolve(toOutcome(result, pending.callId));
-        pending.markSettled();
+        markSettled(pending);
         this.#inFlight.delete(done);
         this.#pump();
       });
