@@ -24,26 +24,27 @@ import type { Agent, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExec
 /**
  * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
  * registries or two runs never see each other's gates, whatever callIds their
- * callers chose): callId → the settling of the call submitted just before it.
+ * callers chose): callId → the call submitted just before it, still running when this one started.
  */
-const commitGates = new WeakMap<DispatchToken, Map<string, Promise<unknown>>>();
+const commitGates = new WeakMap<DispatchToken, Map<string, Pending>>();
 
 /** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
 export const commitOrderHook: ExecuteHook = (exec, next) => {
   const previous = gateFor(exec);
-  if (previous === undefined) return next();
-  return next().then(async (result) => {
-    await previous;
-    return result;
-  });
+  if (previous === undefined || previous.done) return next();
+  // A predecessor that settled while this body ran costs no wait (in-memory tools finish in order).
+  return next().then((result) => (previous.done ? result : waitFor(previous).then(() => result)));
 };
 
-function gateFor(exec: ToolExec): Promise<unknown> | undefined {
+function gateFor(exec: ToolExec): Pending | undefined {
   return exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
 }
 
-// Most nested calls (every call of a sequential program) have no gate: the layer is skipped.
-markPassThrough(commitOrderHook, (exec) => gateFor(exec) === undefined);
+// Most nested calls (every call of a sequential program) have nothing to wait for: the layer is skipped.
+markPassThrough(commitOrderHook, (exec) => {
+  const previous = gateFor(exec);
+  return previous === undefined || previous.done;
+});
 
 export interface RunSchedulerOptions {
   registry: ToolRegistry;
@@ -79,11 +80,10 @@ function markSettled(pending: Pending): void {
   pending.openGate?.();
 }
 
-/** What a call started while `previous` runs waits for before it commits; undefined when nothing to wait for. */
-function gateOf(previous: Pending | undefined): Promise<void> | undefined {
-  if (previous === undefined || previous.done) return undefined;
-  previous.gate ??= new Promise<void>((resolve) => (previous.openGate = resolve));
-  return previous.gate;
+/** Resolves once `pending` has settled; the promise is made on first need. */
+function waitFor(pending: Pending): Promise<void> {
+  pending.gate ??= new Promise<void>((resolve) => (pending.openGate = resolve));
+  return pending.gate;
 }
 
 export class RunScheduler {
@@ -100,7 +100,7 @@ export class RunScheduler {
   #closed = false;
   /** The call started last. */
   #previous: Pending | undefined;
-  readonly #gates = new Map<string, Promise<unknown>>();
+  readonly #gates = new Map<string, Pending>();
   /** callId → tool name of each nested call that failed (at most maxCalls entries). */
   readonly #failed = new Map<string, string>();
 
@@ -187,10 +187,8 @@ export class RunScheduler {
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.
-    if (this.#running > 1) {
-      const gate = gateOf(this.#previous);
-      if (gate !== undefined) this.#gates.set(pending.callId, gate);
-    }
+    const previous = this.#previous;
+    if (this.#running > 1 && previous !== undefined && !previous.done) this.#gates.set(pending.callId, previous);
     this.#previous = pending;
     // No sink, no event objects: nothing would read them.
     const sink = o.registry.eventSink;
