@@ -19,7 +19,7 @@ import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { markPassThrough } from '../around-dispatch.ts';
-import type { Agent, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
 /**
  * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
@@ -195,17 +195,19 @@ export class RunScheduler {
     const base =
       sink === undefined ? undefined : { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
     if (base !== undefined) this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
+    const request: DispatchRequest = {
+      name: pending.name,
+      arguments: pending.args,
+      callId: pending.callId,
+      rootCallId: o.rootCallId,
+      sessionId: o.sessionId,
+      parent: o.token,
+      signal: this.#controller.signal,
+    };
+    // Assigned, not spread: a spread of a conditional object copies through the slow path on every call.
+    if (o.agent !== undefined) request.agent = o.agent;
     const done = o.registry
-      .dispatch({
-        name: pending.name,
-        arguments: pending.args,
-        callId: pending.callId,
-        rootCallId: o.rootCallId,
-        sessionId: o.sessionId,
-        parent: o.token,
-        signal: this.#controller.signal,
-        ...(o.agent === undefined ? {} : { agent: o.agent }),
-      })
+      .dispatch(request)
       .then((result) => {
         this.#gates.delete(pending.callId);
         this.#running--;
