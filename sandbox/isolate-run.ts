@@ -5,7 +5,7 @@
  * child-process pool) build on these two functions.
  */
 import ivm from 'isolated-vm';
-import type { SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
+import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
@@ -82,6 +82,14 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       if (running === 0) answerNow();
       else queueFlush();
     };
+    let syncAnswer: ((batch: string) => void) | undefined;
+    let syncTurnQueued = false;
+    const endSyncTurn = (): void => {
+      syncTurnQueued = false;
+      const resolve = syncAnswer;
+      syncAnswer = undefined;
+      if (resolve !== undefined && answer === resolve) answerNow();
+    };
     const submit = (batch: string): Promise<string> => {
       // A synchronous submit (`S…`) holds an isolated-vm pool thread while it waits: always answered.
       const sync = batch.charCodeAt(0) === 83;
@@ -107,9 +115,13 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
         answer = resolve;
         if (sync) {
           // At most one host turn: calls that finish sooner answered as the last one ends (reply).
-          setImmediate(() => {
-            if (answer === resolve) answerNow();
-          });
+          // One immediate serves every sync submit: the guest waits on at most one, and a stale
+          // immediate runs after the current turn's microtasks, so it never cuts a turn short.
+          syncAnswer = resolve;
+          if (!syncTurnQueued) {
+            syncTurnQueued = true;
+            setImmediate(endSyncTurn);
+          }
         } else if (outbox !== '') queueFlush();
       });
     };
@@ -243,23 +255,28 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     settleForced?.();
   };
 
+  const encodeOutcome = (outcome: SandboxCallOutcome): string => {
+    if (outcome.ok) return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
+    if ('fatal' in outcome) {
+      force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
+      return 'F';
+    }
+    return `E${JSON.stringify({ code: outcome.error.code, message: outcome.error.message, callId: outcome.error.callId })}`;
+  };
+
   const touched = control?.touched ?? ((): void => undefined);
   prepared.bind({
     touch: touched,
-    call: async (name, argsJson) => {
-      if (forced !== undefined) return 'F';
-      let outcome;
+    // Not async: each await is a microtask hop on every nested call.
+    call: (name, argsJson) => {
+      if (forced !== undefined) return Promise.resolve('F');
+      let pending;
       try {
-        outcome = await request.callTool(name, argsJson);
+        pending = request.callTool(name, argsJson);
       } catch {
-        outcome = { ok: false as const, error: { code: 'TOOL_FAILED', message: 'the host could not run this call', callId: '' } };
+        return Promise.resolve(HOST_FAILED);
       }
-      if (outcome.ok) return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
-      if ('fatal' in outcome) {
-        force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
-        return 'F';
-      }
-      return `E${JSON.stringify({ code: outcome.error.code, message: outcome.error.message, callId: outcome.error.callId })}`;
+      return pending.then(encodeOutcome, () => HOST_FAILED);
     },
     log: (level, text) => {
       touched();
@@ -352,6 +369,8 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     });
   }
 }
+
+const HOST_FAILED = `E${JSON.stringify({ code: 'TOOL_FAILED', message: 'the host could not run this call', callId: '' })}`;
 
 const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid string length)/;
 

@@ -25,8 +25,26 @@ export interface Call {
 
 /** Runs wrappers → deadline → body. The result is always bound to this dispatch's token. */
 export function runAroundDispatch(call: Call, wrappers: readonly ExecuteHook[]): Promise<ToolExecutionResult> {
-  if (wrappers.length === 0) return runInner(call, call.exec.signal);
-  return runLayer(call, wrappers, 0, call.exec.signal);
+  return runFrom(call, wrappers, 0, call.exec.signal);
+}
+
+/**
+ * Wrappers that only call `next()` for most dispatches, with the test that says so. Such a
+ * layer is skipped outright (no exec view, no `next` closure, no async frame): the outcome is
+ * the same, as the wrapper would have passed the same signal and result through. Internal to
+ * the library (code mode's commit-order hook on a nested call that overlaps nothing).
+ */
+const passThrough = new WeakMap<ExecuteHook, (exec: ToolExec) => boolean>();
+
+/** Declares that `hook`, for an exec where `passes(exec)` is true, only returns `next()`. */
+export function markPassThrough(hook: ExecuteHook, passes: (exec: ToolExec) => boolean): void {
+  passThrough.set(hook, passes);
+}
+
+function runFrom(call: Call, wrappers: readonly ExecuteHook[], index: number, signal: AbortSignal): Promise<ToolExecutionResult> {
+  let i = index;
+  while (i < wrappers.length && passThrough.get(wrappers[i])?.(call.exec) === true) i++;
+  return i < wrappers.length ? runLayer(call, wrappers, i, signal) : runInner(call, signal);
 }
 
 async function runLayer(
@@ -37,8 +55,7 @@ async function runLayer(
 ): Promise<ToolExecutionResult> {
   const view = wrapperView(call.exec, signal);
   const next = (): Promise<ToolExecutionResult> => {
-    const inner = combine(signal, view.signal);
-    return index + 1 < wrappers.length ? runLayer(call, wrappers, index + 1, inner) : runInner(call, inner);
+    return runFrom(call, wrappers, index + 1, combine(signal, view.signal));
   };
   let returned: unknown;
   try {

@@ -56,7 +56,9 @@ export function installGuest(
   const defineProperty = Object.defineProperty;
   const getPrototypeOf = Object.getPrototypeOf;
   const objectKeys = Object.keys;
-  const ownKeys = Reflect.ownKeys;
+  // Not Reflect.ownKeys: V8 caches the key lists of these two, not of ownKeys (several times slower per call).
+  const ownNames = Object.getOwnPropertyNames;
+  const ownSymbols = Object.getOwnPropertySymbols;
   const reflectApply = Reflect.apply;
   const hasOwn = Object.hasOwn;
   const isArray = Array.isArray;
@@ -168,11 +170,10 @@ export function installGuest(
       }
       ancestors[depth] = value;
       const proto = getPrototypeOf(value) as object | null;
-      const own = ownKeys(value);
       if (isArray(value)) {
         if (proto !== arrayProto) throw new Violation(pathOf(root, keys, depth), 'is an instance of an Array subclass: use a plain array');
         const length = (value as unknown[]).length;
-        if (own.length !== length + 1) {
+        if (ownNames(value).length !== length + 1 || ownSymbols(value).length !== 0) {
           throw new Violation(pathOf(root, keys, depth), 'is a sparse array or has extra keys, which JSON drops: use a dense array (fill holes with null)');
         }
         const out: unknown[] = [];
@@ -188,7 +189,7 @@ export function installGuest(
         throw new Violation(pathOf(root, keys, depth), `is ${tag === '[object Object]' ? 'a class instance' : `a ${tag.slice(8, -1)}`}, not a plain object: convert it to plain JSON first`);
       }
       const enumerable = objectKeys(value);
-      if (own.length !== enumerable.length) {
+      if (ownNames(value).length !== enumerable.length || ownSymbols(value).length !== 0) {
         throw new Violation(pathOf(root, keys, depth), 'has symbol or non-enumerable keys, which JSON drops: use plain enumerable string keys');
       }
       // Null prototype: no inherited setter (nor `__proto__`) can intercept an assignment.
@@ -395,33 +396,52 @@ export function installGuest(
     handled: boolean;
     settled: boolean;
     site?: { stack?: unknown };
+    promise?: Promise<unknown>;
     resolve?: (value: unknown) => void;
     reject?: (error: unknown) => void;
   }
   const records: CallRecord[] = [];
   const ignore = (): void => undefined;
   class ToolPromise<T> extends PromiseCtor<T> {
-    #record: CallRecord | undefined;
+    #record: CallRecord;
     static override get [Symbol.species](): PromiseConstructor {
       return PromiseCtor;
     }
-    constructor(executor: (resolve: (v: T) => void, reject: (e: unknown) => void) => void, record?: CallRecord) {
+    constructor(executor: (resolve: (v: T) => void, reject: (e: unknown) => void) => void, record: CallRecord) {
       super(executor);
       this.#record = record;
-      // An unawaited call is reported by noteForgotten, not as an unhandled rejection.
-      if (record !== undefined) reflectApply(promiseThen, this, [undefined, ignore]);
     }
     override then<A = T, B = never>(onOk?: ((v: T) => A | PromiseLike<A>) | null, onErr?: ((e: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
-      if (this.#record !== undefined) this.#record.handled = true;
+      this.#record.handled = true;
       return reflectApply(promiseThen, this, [onOk, onErr]) as Promise<A | B>;
     }
   }
   freeze(ToolPromise.prototype);
+  /**
+   * Rejects a call's promise. An unawaited call is reported by noteForgotten, not as an unhandled
+   * rejection: a handler is attached now, only to a call nobody handles yet (a call that succeeds,
+   * or was awaited, costs no extra reaction).
+   */
+  const rejectCall = (record: CallRecord, promise: Promise<unknown>, reject: (error: unknown) => void, error: unknown): void => {
+    if (!record.handled) reflectApply(promiseThen, promise, [undefined, ignore]);
+    reject(error);
+  };
+
+  // One executor for every call's promise (no closure per call): it hands over the settlers.
+  let capturedResolve: ((value: unknown) => void) | undefined;
+  let capturedReject: ((error: unknown) => void) | undefined;
+  const captureSettlers = (resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
+    capturedResolve = resolve;
+    capturedReject = reject;
+  };
 
   const invalidArgs = (name: string, message: string, site: { stack?: unknown }): Promise<never> => {
     const record: CallRecord = { name, ordinal: 0, handled: false, settled: true };
     records.push(record);
-    return new ToolPromise<never>((_resolve, reject) => reject(failure(name, 'INVALID_ARGS', '', message, site)), record);
+    let reject: (error: unknown) => void = ignore;
+    const promise = new ToolPromise<never>((_resolve, rejectIt) => (reject = rejectIt), record);
+    rejectCall(record, promise, reject, failure(name, 'INVALID_ARGS', '', message, site));
+    return promise;
   };
   let ordinal = 0;
   /** The failing call's own site (the model's line), not the bootstrap's. */
@@ -456,12 +476,12 @@ export function installGuest(
       if (argsJson.length > config.maxArgBytes) {
         return invalidArgs(name, `tool arguments are ${argsJson.length} characters of JSON, over the ${config.maxArgBytes}-byte limit for one call: pass less per call (split the data over several calls)`, site);
       }
-      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site, resolve: undefined, reject: undefined };
+      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site, promise: undefined, resolve: undefined, reject: undefined };
       records.push(record);
-      const promise = new ToolPromise<unknown>((resolve, reject) => {
-        record.resolve = resolve;
-        record.reject = reject;
-      }, record);
+      const promise = new ToolPromise<unknown>(captureSettlers, record);
+      record.promise = promise;
+      record.resolve = capturedResolve;
+      record.reject = capturedReject;
       reflectApply(waitingSet, waiting, [record.ordinal, record]);
       outbox += `${name.length}:${name}${argsJson.length}:${argsJson}`;
       batchRecords[batched] = record;
@@ -543,14 +563,15 @@ export function installGuest(
     const { name } = record;
     const site = record.site as { stack?: unknown };
     const resolve = record.resolve as (value: unknown) => void;
-    const reject = record.reject as (error: unknown) => void;
-    record.site = record.resolve = record.reject = undefined;
+    const promise = record.promise as Promise<unknown>;
+    const rejectIt = record.reject as (error: unknown) => void;
+    record.site = record.promise = record.resolve = record.reject = undefined;
     if (text[0] === 'V') {
       let value: unknown;
       try {
         value = jsonParse(reflectApply(stringSlice, text, [(reflectApply(stringIndexOf, text, ['\n']) as number) + 1]) as string);
       } catch {
-        return reject(failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
+        return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
       }
       resolve(deepFreeze(value));
     } else if (text[0] === 'E') {
@@ -560,9 +581,9 @@ export function installGuest(
       } catch {
         e = { code: 'TOOL_FAILED', message: 'the host sent an unreadable error', callId: '' };
       }
-      reject(failure(name, e.code, e.callId, e.message, site));
+      rejectCall(record, promise, rejectIt, failure(name, e.code, e.callId, e.message, site));
     } else {
-      reject(failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
+      rejectCall(record, promise, rejectIt, failure(name, 'ABORTED', '', 'the run is ending: this call was not completed', site));
     }
   });
   const deliver = ((batch: string): void => {

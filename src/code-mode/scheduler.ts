@@ -18,24 +18,33 @@
 import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
-import type { Agent, DispatchToken, ExecuteHook, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+import { markPassThrough } from '../around-dispatch.ts';
+import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
 /**
  * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
  * registries or two runs never see each other's gates, whatever callIds their
- * callers chose): callId → the settling of the call submitted just before it.
+ * callers chose): callId → the call submitted just before it, still running when this one started.
  */
-const commitGates = new WeakMap<DispatchToken, Map<string, Promise<unknown>>>();
+const commitGates = new WeakMap<DispatchToken, Map<string, Pending>>();
 
 /** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
 export const commitOrderHook: ExecuteHook = (exec, next) => {
-  const previous = exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
-  if (previous === undefined) return next();
-  return next().then(async (result) => {
-    await previous;
-    return result;
-  });
+  const previous = gateFor(exec);
+  if (previous === undefined || previous.done) return next();
+  // A predecessor that settled while this body ran costs no wait (in-memory tools finish in order).
+  return next().then((result) => (previous.done ? result : waitFor(previous).then(() => result)));
 };
+
+function gateFor(exec: ToolExec): Pending | undefined {
+  return exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
+}
+
+// Most nested calls (every call of a sequential program) have nothing to wait for: the layer is skipped.
+markPassThrough(commitOrderHook, (exec) => {
+  const previous = gateFor(exec);
+  return previous === undefined || previous.done;
+});
 
 export interface RunSchedulerOptions {
   registry: ToolRegistry;
@@ -58,9 +67,23 @@ interface Pending {
   args: JsonValue;
   safe: boolean;
   resolve(outcome: SandboxCallOutcome): void;
-  /** Resolves when this call's dispatch (post-execute included) has settled. */
-  settled: Promise<unknown>;
-  markSettled(): void;
+  /** This call's dispatch (post-execute included) has settled. */
+  done: boolean;
+  /** Made only when a later call overlaps this one (a sequential program never needs it); opens when `done`. */
+  gate?: Promise<void>;
+  openGate?: () => void;
+}
+
+/** Marks `pending` settled and opens its gate, if a later call made one. */
+function markSettled(pending: Pending): void {
+  pending.done = true;
+  pending.openGate?.();
+}
+
+/** Resolves once `pending` has settled; the promise is made on first need. */
+function waitFor(pending: Pending): Promise<void> {
+  pending.gate ??= new Promise<void>((resolve) => (pending.openGate = resolve));
+  return pending.gate;
 }
 
 export class RunScheduler {
@@ -75,8 +98,9 @@ export class RunScheduler {
   #running = 0;
   #exclusiveRunning = false;
   #closed = false;
-  #previousSettled: Promise<unknown> = Promise.resolve();
-  readonly #gates = new Map<string, Promise<unknown>>();
+  /** The call started last. */
+  #previous: Pending | undefined;
+  readonly #gates = new Map<string, Pending>();
   /** callId → tool name of each nested call that failed (at most maxCalls entries). */
   readonly #failed = new Map<string, string>();
 
@@ -106,10 +130,8 @@ export class RunScheduler {
     }
     const args = JSON.parse(argsJson) as JsonValue;
     const safe = o.registry.get(name)?.isConcurrencySafe(args) ?? false;
-    let markSettled: () => void = () => undefined;
-    const settled = new Promise<void>((resolve) => (markSettled = resolve));
     return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, resolve, settled, markSettled });
+      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, resolve, done: false });
       this.#pump();
     });
   };
@@ -126,7 +148,7 @@ export class RunScheduler {
     for (const pending of abandoned) {
       this.#failed.set(pending.callId, pending.name);
       pending.resolve(aborted(pending.name, pending.callId));
-      pending.markSettled();
+      markSettled(pending);
     }
   }
 
@@ -165,24 +187,27 @@ export class RunScheduler {
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.
-    if (this.#running > 1) this.#gates.set(pending.callId, this.#previousSettled);
-    this.#previousSettled = pending.settled;
+    const previous = this.#previous;
+    if (this.#running > 1 && previous !== undefined && !previous.done) this.#gates.set(pending.callId, previous);
+    this.#previous = pending;
     // No sink, no event objects: nothing would read them.
     const sink = o.registry.eventSink;
     const base =
       sink === undefined ? undefined : { sessionId: o.sessionId, rootCallId: o.rootCallId, parentCallId: o.runCallId, callId: pending.callId, name: pending.name };
     if (base !== undefined) this.#append({ type: 'tool/ptc-dispatch-start', ...base, arguments: pending.args });
+    const request: DispatchRequest = {
+      name: pending.name,
+      arguments: pending.args,
+      callId: pending.callId,
+      rootCallId: o.rootCallId,
+      sessionId: o.sessionId,
+      parent: o.token,
+      signal: this.#controller.signal,
+    };
+    // Assigned, not spread: a spread of a conditional object copies through the slow path on every call.
+    if (o.agent !== undefined) request.agent = o.agent;
     const done = o.registry
-      .dispatch({
-        name: pending.name,
-        arguments: pending.args,
-        callId: pending.callId,
-        rootCallId: o.rootCallId,
-        sessionId: o.sessionId,
-        parent: o.token,
-        signal: this.#controller.signal,
-        ...(o.agent === undefined ? {} : { agent: o.agent }),
-      })
+      .dispatch(request)
       .then((result) => {
         this.#gates.delete(pending.callId);
         this.#running--;
@@ -195,7 +220,7 @@ export class RunScheduler {
         if (result.isError) this.#failed.set(pending.callId, pending.name);
         if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
         pending.resolve(toOutcome(result, pending.callId));
-        pending.markSettled();
+        markSettled(pending);
         this.#inFlight.delete(done);
         this.#pump();
       });
