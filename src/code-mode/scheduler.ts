@@ -18,7 +18,7 @@
 import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
-import { markPassThrough } from '../around-dispatch.ts';
+import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
 /**
@@ -40,10 +40,19 @@ function gateFor(exec: ToolExec): Pending | undefined {
   return exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
 }
 
-// Most nested calls (every call of a sequential program) have nothing to wait for: the layer is skipped.
-markPassThrough(commitOrderHook, (exec) => {
-  const previous = gateFor(exec);
-  return previous === undefined || previous.done;
+// What the hook does, for the pipeline to run it without a wrapper layer: most nested calls (every
+// call of a sequential program) have nothing to wait for and skip it; the others wait only when
+// their predecessor is still running once their own body has finished. The gate stays in place
+// until this call's dispatch settles, so both look-ups find the same predecessor.
+markTransparent(commitOrderHook, {
+  mayHold(exec) {
+    const previous = gateFor(exec);
+    return previous !== undefined && !previous.done;
+  },
+  hold(exec) {
+    const previous = gateFor(exec);
+    return previous === undefined || previous.done ? undefined : waitFor(previous);
+  },
 });
 
 export interface RunSchedulerOptions {
