@@ -18,7 +18,7 @@
 import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
-import { markPassThrough } from '../around-dispatch.ts';
+import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 
 /**
@@ -40,10 +40,19 @@ function gateFor(exec: ToolExec): Pending | undefined {
   return exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
 }
 
-// Most nested calls (every call of a sequential program) have nothing to wait for: the layer is skipped.
-markPassThrough(commitOrderHook, (exec) => {
-  const previous = gateFor(exec);
-  return previous === undefined || previous.done;
+// What the hook does, for the pipeline to run it without a wrapper layer: most nested calls (every
+// call of a sequential program) have nothing to wait for and skip it; the others wait only when
+// their predecessor is still running once their own body has finished. The gate stays in place
+// until this call's dispatch settles, so both look-ups find the same predecessor.
+markTransparent(commitOrderHook, {
+  mayHold(exec) {
+    const previous = gateFor(exec);
+    return previous !== undefined && !previous.done;
+  },
+  hold(exec) {
+    const previous = gateFor(exec);
+    return previous === undefined || previous.done ? undefined : waitFor(previous);
+  },
 });
 
 export interface RunSchedulerOptions {
@@ -92,7 +101,10 @@ export class RunScheduler {
   /** Waiting calls from `#head` on (an index, not shift(): a Promise.all burst queues thousands). */
   #queue: Pending[] = [];
   #head = 0;
-  readonly #inFlight = new Set<Promise<unknown>>();
+  /** Started calls whose dispatch has not settled yet (a count, not a set of promises: nothing else reads them). */
+  #inFlight = 0;
+  /** Opens when `#inFlight` drops to 0; made only when `settled()` waits. */
+  #idle: { promise: Promise<void>; resolve(): void } | undefined;
   readonly #appends: Promise<unknown>[] = [];
   #submitted = 0;
   #running = 0;
@@ -141,7 +153,7 @@ export class RunScheduler {
     if (this.#closed) return;
     this.#closed = true;
     // Only a dispatch still running holds the signal; aborting builds a DOMException (a stack capture), per run.
-    if (this.#inFlight.size > 0) this.#controller.abort();
+    if (this.#inFlight > 0) this.#controller.abort();
     const abandoned = this.#queue.slice(this.#head);
     this.#queue = [];
     this.#head = 0;
@@ -154,7 +166,14 @@ export class RunScheduler {
 
   /** Resolves once every started call has settled and its events are appended. */
   async settled(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    if (this.#inFlight > 0) {
+      if (this.#idle === undefined) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => (resolve = r));
+        this.#idle = { promise, resolve };
+      }
+      await this.#idle.promise;
+    }
     await Promise.allSettled(this.#appends);
   }
 
@@ -206,25 +225,28 @@ export class RunScheduler {
     };
     // Assigned, not spread: a spread of a conditional object copies through the slow path on every call.
     if (o.agent !== undefined) request.agent = o.agent;
-    const done = o.registry
+    this.#inFlight++;
+    void o.registry
       .dispatch(request)
       .then((result) => {
-        this.#gates.delete(pending.callId);
-        this.#running--;
-        if (!pending.safe) this.#exclusiveRunning = false;
-        if (base !== undefined) {
-          const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
-          if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
-          this.#append(event);
+        try {
+          this.#gates.delete(pending.callId);
+          this.#running--;
+          if (!pending.safe) this.#exclusiveRunning = false;
+          if (base !== undefined) {
+            const event: NewToolEvent = { type: 'tool/ptc-dispatch', ...base, isError: result.isError, content: result.content };
+            if (result.isError && result.error.info !== undefined) event.error = { name: result.error.info.name, code: result.error.info.code };
+            this.#append(event);
+          }
+          if (result.isError) this.#failed.set(pending.callId, pending.name);
+          if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
+          pending.resolve(toOutcome(result, pending.callId));
+          markSettled(pending);
+          this.#pump();
+        } finally {
+          if (--this.#inFlight === 0) this.#idle?.resolve();
         }
-        if (result.isError) this.#failed.set(pending.callId, pending.name);
-        if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
-        pending.resolve(toOutcome(result, pending.callId));
-        markSettled(pending);
-        this.#inFlight.delete(done);
-        this.#pump();
       });
-    this.#inFlight.add(done);
   }
 
   #append(event: NewToolEvent): void {
