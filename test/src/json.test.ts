@@ -148,6 +148,18 @@ describe('snapshotJson reads and checks each value once', () => {
     expect(lossy({ l: hiddenArray }).violation.message).toMatch(/extra key "x"/);
   });
 
+  it('finds a cycle through objects deeper than the ancestor scan', () => {
+    const top: Record<string, unknown> = {};
+    let node = top;
+    for (let i = 0; i < 100; i++) {
+      const next: Record<string, unknown> = {};
+      node.n = next;
+      node = next;
+    }
+    node.back = top;
+    expect(lossy(top).violation.path).toBe(`value${'.n'.repeat(100)}.back`);
+  });
+
   it('finds a cycle through an object whose values were copied first', () => {
     const a: Record<string, unknown> = { n: 1 };
     const b: Record<string, unknown> = { back: a };
