@@ -106,12 +106,7 @@ export function deepFreeze<T>(value: T): FrozenJson<T> {
 // ---------------------------------------------------------------------------
 
 interface Frame {
-  /** The container as given: what cycle detection compares against. */
   src: object;
-  /** Where its values are read: `src`, or the copy already holding them. */
-  from: object;
-  /** True when `dst` already holds every value and only containers are replaced. */
-  filled: boolean;
   dst: JsonValue[] | JsonObject | undefined;
   /** Object keys; null for arrays. */
   keys: string[] | null;
@@ -154,11 +149,11 @@ function walk(input: unknown, root: string, mode: Mode): unknown {
     stack.push(first);
     while (stack.length > 0) {
       const frame = stack[stack.length - 1];
-      const { from, keys, filled } = frame;
+      const { src, keys } = frame;
       let descended = false;
       while (++frame.index < frame.length) {
         const key = keys === null ? frame.index : keys[frame.index];
-        const value: unknown = (from as Record<string | number, unknown>)[key];
+        const value: unknown = (src as Record<string | number, unknown>)[key];
         let out: unknown;
         if (typeof value === 'object' && value !== null) {
           if (isAncestor(value, stack, deep)) throw new Violation('is a cycle: it contains itself');
@@ -166,8 +161,6 @@ function walk(input: unknown, root: string, mode: Mode): unknown {
           out = child.dst;
           if (copy) {
             if (keys === null) (frame.dst as unknown[]).push(out);
-            // An own data property already: a plain set, even for `__proto__`.
-            else if (filled) (frame.dst as JsonObject)[key as string] = out as JsonValue;
             else assign(frame.dst as JsonObject, key as string, out);
           }
           if (stack.length >= SCAN_DEPTH) (deep ??= new Set()).add(value);
@@ -176,12 +169,12 @@ function walk(input: unknown, root: string, mode: Mode): unknown {
           break;
         }
         if (!isJsonScalar(value)) {
-          if (value === undefined && keys === null && !Object.hasOwn(from, key)) {
+          if (value === undefined && keys === null && !Object.hasOwn(src, key)) {
             throw new Violation('is a hole in a sparse array: fill it (for example with null)');
           }
           throw new Violation(describeNonJson(value));
         }
-        if (copy && !filled) {
+        if (copy) {
           if (keys === null) (frame.dst as unknown[]).push(value);
           else assign(frame.dst as JsonObject, key as string, value);
         }
@@ -240,48 +233,23 @@ function enter(src: object, copy: boolean): Frame {
       throw new Violation('is an instance of an Array subclass: use a plain array');
     }
     const length = src.length;
-    // One key list, symbols included: for arrays V8 has no cached path for any of
-    // Object.keys, getOwnPropertyNames or Reflect.ownKeys, and one call costs less than
-    // getOwnPropertyNames + getOwnPropertySymbols.
+    // One key list, symbols included: an array has elements, so V8 takes its uncached
+    // path for getOwnPropertyNames and Reflect.ownKeys alike, and one Reflect.ownKeys
+    // costs less than getOwnPropertyNames + getOwnPropertySymbols. For plain objects
+    // the opposite holds (getOwnPropertyNames is served from the enum cache).
     const own = Reflect.ownKeys(src);
     if (own.length !== length + 1) checkArrayKeys(src, own, length);
-    return { src, from: src, filled: false, dst: copy ? [] : undefined, keys: null, length, index: -1 };
+    return { src, dst: copy ? [] : undefined, keys: null, length, index: -1 };
   }
   const proto = Object.getPrototypeOf(src) as object | null;
   if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) {
     throw new Violation(`is ${describeInstance(src)}, not a plain object: convert it to plain JSON first`);
   }
-  // Symbols first: the spread below copies enumerable symbol keys, and a getter run by it
-  // could delete one from the source before it is checked.
-  if (Object.getOwnPropertySymbols(src).length !== 0) checkObjectKeys(src, Reflect.ownKeys(src));
-  // The spread reads each enumerable own string key once (getters included) in
-  // own-key order, defines `__proto__` as data, and clones the source's shape in
-  // one step: several times cheaper than defining the keys one by one. Its values
-  // are what gets checked, so a getter's answer is checked, not read again.
-  let dst: JsonObject;
-  try {
-    dst = { ...(src as JsonObject) };
-  } catch {
-    // Something threw while reading: find which key by reading key by key.
-    return enterByKey(src, copy);
-  }
-  const keys = Object.keys(dst);
-  if (Object.getOwnPropertyNames(src).length !== keys.length) checkObjectKeys(src, Reflect.ownKeys(src));
-  return { src, from: dst, filled: true, dst: copy ? dst : undefined, keys, length: keys.length, index: -1 };
-}
-
-/**
- * The key-by-key reading of a plain object whose spread threw: the walker then
- * reads each key from the source and names the one that throws. Getters before
- * it are read a second time; the value is rejected either way unless the second
- * reading succeeds, which is then the snapshot.
- */
-function enterByKey(src: object, copy: boolean): Frame {
   const keys = Object.keys(src);
   if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) {
     checkObjectKeys(src, Reflect.ownKeys(src));
   }
-  return { src, from: src, filled: false, dst: copy ? {} : undefined, keys, length: keys.length, index: -1 };
+  return { src, dst: copy ? {} : undefined, keys, length: keys.length, index: -1 };
 }
 
 function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {
