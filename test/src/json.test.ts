@@ -104,6 +104,72 @@ describe('snapshotJson rejects each lossy kind with its path', () => {
   });
 });
 
+describe('snapshotJson reads and checks each value once', () => {
+  it('reads each getter once and snapshots what it returned', () => {
+    let reads = 0;
+    const input = {
+      a: 1,
+      get counted(): { n: number } {
+        reads++;
+        return { n: reads };
+      },
+    };
+    const frozen = snapshotFrozenJson(input) as { counted: { n: number } };
+    expect(reads).toBe(1);
+    expect(frozen).toStrictEqual({ a: 1, counted: { n: 1 } });
+    expect(Object.isFrozen(frozen.counted)).toBe(true);
+  });
+
+  it('checks what a getter returned, at its key', () => {
+    const input = { ok: 1, get bad(): unknown { return undefined; } };
+    expect(lossy({ x: input }).violation.path).toBe('value.x.bad');
+  });
+
+  it('rejects a symbol key a getter deletes while the object is read', () => {
+    const key = Symbol('gone');
+    const input: Record<string | symbol, unknown> = {
+      get first(): number {
+        delete input[key];
+        return 1;
+      },
+      [key]: 2,
+    };
+    expect(lossy({ o: input }).violation.message).toMatch(/symbol key gone/);
+  });
+
+  it('rejects non-enumerable symbol keys and array keys of every kind', () => {
+    const hidden = { a: 1 };
+    Object.defineProperty(hidden, Symbol('s'), { value: 1, enumerable: false });
+    expect(lossy({ o: hidden }).violation.message).toMatch(/symbol key s/);
+    const symbolArray = Object.assign([1, 2], { [Symbol('t')]: 1 });
+    expect(lossy({ l: symbolArray }).violation.message).toMatch(/symbol key t/);
+    const hiddenArray = [1, 2];
+    Object.defineProperty(hiddenArray, 'x', { value: 1, enumerable: false });
+    expect(lossy({ l: hiddenArray }).violation.message).toMatch(/extra key "x"/);
+  });
+
+  it('finds a cycle through objects deeper than the ancestor scan', () => {
+    const top: Record<string, unknown> = {};
+    let node = top;
+    for (let i = 0; i < 100; i++) {
+      const next: Record<string, unknown> = {};
+      node.n = next;
+      node = next;
+    }
+    node.back = top;
+    expect(lossy(top).violation.path).toBe(`value${'.n'.repeat(100)}.back`);
+  });
+
+  it('finds a cycle through an object whose values were copied first', () => {
+    const a: Record<string, unknown> = { n: 1 };
+    const b: Record<string, unknown> = { back: a };
+    a.b = b;
+    expect(lossy([a]).violation.path).toBe('value[0].b.back');
+    const shared = { n: 1 };
+    expect(snapshotFrozenJson({ x: shared, y: [shared] })).toStrictEqual({ x: { n: 1 }, y: [{ n: 1 }] });
+  });
+});
+
 describe('snapshotJson accepts', () => {
   it('null-prototype objects', () => {
     const bare = Object.assign(Object.create(null) as object, { a: 1, b: [true, null] });
