@@ -215,8 +215,8 @@ export interface RunControl {
   touched?: () => void;
   /**
    * Tool calls cross synchronously, waiting at most one host turn for the replies (see the
-   * bootstrap's `exchange`). Worth it when `callTool` usually answers within the turn (tools in
-   * this process); a runtime whose calls always leave the process (the child's IPC) sets false.
+   * bootstrap's `exchange`). Off by default: unsafe with isolated-vm 7.0.1 when the isolate is
+   * disposed while a crossing waits (see the in-process runtime's `syncToolCalls`).
    */
   syncCalls?: boolean;
 }
