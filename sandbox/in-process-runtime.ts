@@ -48,13 +48,12 @@ export interface InProcessRuntimeOptions {
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
   queueTimeoutMs?: number;
   /**
-   * Tool calls cross into the host synchronously (isolated-vm's `applySyncPromise`), waiting at
-   * most one host turn for their replies, then fall back to waiting asynchronously. It saves two
-   * thread hops per call for tools that answer within the turn. Default false, and not safe to
-   * enable with isolated-vm 7.0.1: disposing an isolate (timeout, abort, memory stop) while such a
-   * crossing waits frees the crossing's state, and the host promise settling afterwards touches
-   * the freed memory. Seen as a deadlock of the whole process and as isolate threads that never
-   * end (the process then hangs at exit); test/sandbox/dispose-during-call.test.ts.
+   * Tool calls cross into the host synchronously: the guest blocks (`Atomics.wait` on memory it
+   * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
+   * It saves two thread hops per call for tools that answer within the turn; a tool that misses
+   * the turn (I/O) has its later calls take the asynchronous crossing at once. Default true.
+   * Not isolated-vm's `applySyncPromise`: disposing an isolate while one waits frees state the
+   * host promise still touches (test/sandbox/dispose-during-call.test.ts).
    */
   syncToolCalls?: boolean;
 }
@@ -141,7 +140,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       const heap = await isolate.getHeapStatistics();
       return heap.total_physical_size + heap.externally_allocated_size;
     };
-    const control: RunControl = { syncCalls: options.syncToolCalls ?? false, touched: () => touch(ticket) };
+    const control: RunControl = { syncCalls: options.syncToolCalls ?? true, touched: () => touch(ticket) };
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
     return outcome;
