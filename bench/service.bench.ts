@@ -12,12 +12,12 @@
  * `-- --typecheck enforce` (or `warn`): the trivial program against a server
  * with type-checking off, then one with it on, and the ratio of their runs/s.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { serveCli } from '../test/helpers/serve-cli.ts';
 import type { BenchSection } from './section.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -84,7 +84,8 @@ function cpuSplit(serverPid: number): { server: number; children: number; load: 
 export interface BenchServer {
   url: string;
   pid: number;
-  stop(): Promise<number | null>;
+  /** SIGTERM; resolves with the exit code (or the signal name). */
+  stop(): Promise<number | string>;
 }
 
 /** `ptc serve` in `cwd` on port 0, its config file the defaults below plus `config`. */
@@ -95,32 +96,17 @@ export async function startServer(cwd: string, runtime: string, config: Record<s
   );
   // PTC_BENCH_SERVER_FLAGS: extra Node flags for the server, such as `--cpu-prof --cpu-prof-dir=DIR` (Node refuses those in NODE_OPTIONS).
   const extraFlags = (process.env.PTC_BENCH_SERVER_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
-  const child = spawn(path.join(root, 'node_modules/.bin/node'), ['--no-node-snapshot', '--max-semi-space-size=16', ...extraFlags, path.join(root, 'services/cli.ts'), 'serve', '--port', '0', '--runtime', runtime], {
+  const server = await serveCli({
     cwd,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /ptc listening on (\S+)/.exec(out);
-      if (match !== null) resolve(match[1]);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited with ${code} before listening`)));
+    args: ['--runtime', runtime],
+    nodeFlags: ['--no-node-snapshot', '--max-semi-space-size=16', ...extraFlags],
+    stderr: 'inherit',
   });
   for (let i = 0; i < 200; i++) {
-    if ((await fetch(`${url}/readyz`)).ok) break;
+    if ((await fetch(`${server.url}/readyz`)).ok) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return {
-    url,
-    pid: child.pid ?? 0,
-    stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  return { url: server.url, pid: server.child.pid ?? 0, stop: () => server.stop() };
 }
 
 /** Prints the figures of one load; returns its runs/s. */

@@ -20,8 +20,8 @@
  * database, and one more invariant holds: each session's seqs are 1..n with
  * no gap and no duplicate.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
+import { serveCli, type ServedCli } from '../test/helpers/serve-cli.ts';
 import { startTestDatabase } from '../test/postgres/embedded.ts';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,10 +47,6 @@ const warmupMs = Number(options.warmup) * 1000;
 const replicaCount = Math.max(1, Number(options.replicas));
 const useDatabase = options.database || replicaCount > 1;
 
-const root = path.resolve(import.meta.dirname, '..');
-const NODE = path.join(root, 'node_modules/.bin/node');
-const CLI = path.join(root, 'services/cli.ts');
-
 // ---- the servers ----
 const base = await mkdtemp(path.join(tmpdir(), 'ptc-soak-'));
 const data = path.join(base, 'data');
@@ -68,33 +64,15 @@ await writeFile(
     ...(database === undefined ? {} : { databaseUrl: database.url }),
   }),
 );
-let stderr = '';
-interface Replica {
-  child: ChildProcess;
-  url: string;
-  exited: Promise<number | string>;
-}
-async function startReplica(index: number): Promise<Replica> {
+async function startReplica(index: number): Promise<ServedCli> {
   const dataDir = replicaCount === 1 ? data : `${data}-${index}`;
-  const child = spawn(
-    NODE,
-    ['--no-node-snapshot', '--max-semi-space-size=16', CLI, 'serve', '--port', '0', '--config', config, '--data', dataDir, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
-    { cwd: base, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /ptc listening on (\S+)/.exec(out);
-      if (match !== null) resolve(match[1]);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited (${code}) before listening:\n${stderr}`)));
+  return serveCli({
+    cwd: base,
+    args: ['--config', config, '--data', dataDir, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
+    nodeFlags: ['--no-node-snapshot', '--max-semi-space-size=16'],
   });
-  return { child, url, exited };
 }
-const replicas: Replica[] = [];
+const replicas: ServedCli[] = [];
 for (let i = 0; i < replicaCount; i++) replicas.push(await startReplica(i));
 const child = replicas[0].child;
 const url = replicas[0].url;
@@ -303,6 +281,7 @@ if (surprises.length > 0) {
 }
 if (broken.length > 0) {
   console.log(`FAILED: ${broken.join('; ')}`);
+  const stderr = replicas.map((replica) => replica.stderr()).join('');
   if (stderr !== '') console.log(`server stderr (tail):\n${stderr.slice(-8000)}`);
   process.exitCode = 1;
 } else {

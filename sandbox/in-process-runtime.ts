@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
 import { runInIsolate, type RunControl } from './isolate-run.ts';
-import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, touch, watchBudget, type BudgetTicket } from './memory-budget.ts';
+import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { stripProgram } from './strip-types.ts';
 import { WaitQueue } from './wait-queue.ts';
@@ -140,7 +140,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       const heap = await isolate.getHeapStatistics();
       return heap.total_physical_size + heap.externally_allocated_size;
     };
-    const control: RunControl = { syncCalls: options.syncToolCalls ?? true, touched: () => touch(ticket) };
+    const control: RunControl = { syncCalls: options.syncToolCalls ?? true, touched: () => budget.touch(ticket) };
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
     return outcome;

@@ -27,7 +27,9 @@
  * each such event on the run's ticket (`touch`). A measurement covers the
  * events counted before it was asked for (isolated-vm queues it behind the
  * deliveries already handed over), so a run waiting on a tool, which nothing
- * touches, is measured once and then costs nothing per sweep.
+ * touches, is measured once and then costs nothing per sweep. The budget
+ * keeps count of the runs to measure as their tickets change, so the watch's
+ * tick costs the same with thousands of runs waiting as with one.
  */
 import { availableMemory, constrainedMemory } from 'node:process';
 import os from 'node:os';
@@ -59,41 +61,54 @@ export function defaultMemoryBudgetMiB(): number {
   return Math.max(256, Math.floor(Math.min(total / 2, available / 2) / MiB));
 }
 
-/** What one admitted run holds against the budget. */
+/**
+ * What one admitted run holds against the budget. The runtime sets `measure`
+ * and `stop`; the rest is the budget's to change (`touch`, measuring,
+ * `enforce`, `release`), as it keeps a running count of the dirty runs.
+ */
 export interface BudgetTicket {
   /** Bytes the run's isolate was last measured at; 0 until measured. */
-  measuredBytes: number;
+  readonly measuredBytes: number;
   /** Measures the run's isolate (set once it has one). */
   measure?: () => Promise<number>;
   /** Ends the run with this failure (set once it runs). */
   stop?: (failure: SandboxFailure) => void;
   /** A measurement is in flight (a run busy in a synchronous stretch answers late). */
-  measuring: boolean;
-  /** Already stopped by the budget: never picked twice. */
-  stopped: boolean;
+  readonly measuring: boolean;
+  /** Already stopped by the budget: never picked twice, never measured again. */
+  readonly stopped: boolean;
   /** Events after which guest code may have run (and grown): see `touch`. */
-  changes: number;
+  readonly changes: number;
   /** `changes` when the last answered measurement was asked for: equal means nothing ran since. */
-  measuredChanges: number;
+  readonly measuredChanges: number;
 }
 
-/** Counts an event after which the run's guest code may have run: it is measured again at the next sweep. */
-export function touch(ticket: BudgetTicket): void {
-  ticket.changes++;
-}
+/** The budget's own view of a ticket it holds. */
+type Ticket = { -readonly [K in keyof BudgetTicket]: BudgetTicket[K] };
 
 /** Whether the run may have grown since it was last measured. */
-function isDirty(ticket: BudgetTicket): boolean {
+function isDirty(ticket: Ticket): boolean {
   return ticket.changes !== ticket.measuredChanges;
+}
+
+/** Whether a held ticket counts in `dirtyRuns`: dirty, and a sweep would still measure it. */
+function countsDirty(ticket: Ticket): boolean {
+  return !ticket.stopped && isDirty(ticket);
 }
 
 export class MemoryBudget {
   readonly limitBytes: number;
   readonly reserveBytes: number;
-  readonly #tickets = new Set<BudgetTicket>();
+  /** The tickets held, each mapped to itself (the public view to the budget's own). */
+  readonly #tickets = new Map<BudgetTicket, Ticket>();
   #usedBytes = 0;
   #admitted = 0;
   #stopped = 0;
+  /**
+   * Held tickets that count dirty (`countsDirty`), kept as they change so
+   * that the watch reads it per tick without a scan of every run.
+   */
+  #dirty = 0;
 
   constructor(limitBytes: number, reserveBytes: number) {
     this.limitBytes = limitBytes;
@@ -124,30 +139,48 @@ export class MemoryBudget {
 
   admit(): BudgetTicket {
     // Dirty from the start: its program is about to run.
-    const ticket: BudgetTicket = { measuredBytes: 0, measuring: false, stopped: false, changes: 1, measuredChanges: 0 };
-    this.#tickets.add(ticket);
+    const ticket: Ticket = { measuredBytes: 0, measuring: false, stopped: false, changes: 1, measuredChanges: 0 };
+    this.#tickets.set(ticket, ticket);
     this.#admitted++;
     this.#usedBytes += this.reserveBytes;
+    this.#dirty++;
     return ticket;
   }
 
   release(ticket: BudgetTicket): void {
-    if (!this.#tickets.delete(ticket)) return;
-    this.#usedBytes -= this.#charge(ticket);
+    const own = this.#tickets.get(ticket);
+    if (own === undefined) return;
+    this.#tickets.delete(ticket);
+    this.#usedBytes -= this.#charge(own);
+    if (countsDirty(own)) this.#dirty--;
+  }
+
+  /**
+   * Counts an event after which the run's guest code may have run: it is
+   * measured again at the next sweep. A released ticket is left alone.
+   */
+  touch(ticket: BudgetTicket): void {
+    const own = this.#tickets.get(ticket);
+    if (own === undefined) return;
+    if (!own.stopped && !isDirty(own)) this.#dirty++;
+    own.changes++;
   }
 
   /** Records a measurement of `ticket`'s isolate. */
   record(ticket: BudgetTicket, bytes: number): void {
-    if (!this.#tickets.has(ticket)) return;
-    this.#usedBytes += Math.max(this.reserveBytes, bytes) - this.#charge(ticket);
-    ticket.measuredBytes = bytes;
+    const own = this.#tickets.get(ticket);
+    if (own === undefined) return;
+    this.#usedBytes += Math.max(this.reserveBytes, bytes) - this.#charge(own);
+    own.measuredBytes = bytes;
   }
 
-  /** Runs that may have grown since their last measurement (touched since, or never measured). */
+  /**
+   * Runs that may have grown since their last measurement (touched since, or
+   * never measured), not counting runs the budget stopped: a sweep has
+   * something to measure when this is above 0.
+   */
   get dirtyRuns(): number {
-    let dirty = 0;
-    for (const ticket of this.#tickets) if (isDirty(ticket)) dirty++;
-    return dirty;
+    return this.#dirty;
   }
 
   /**
@@ -156,7 +189,7 @@ export class MemoryBudget {
    */
   async measureAll(): Promise<void> {
     const pending: Promise<void>[] = [];
-    for (const ticket of this.#tickets) {
+    for (const ticket of this.#tickets.values()) {
       const measure = ticket.measure;
       if (measure === undefined || ticket.measuring || ticket.stopped || !isDirty(ticket)) continue;
       ticket.measuring = true;
@@ -166,7 +199,11 @@ export class MemoryBudget {
         measure().then(
           (bytes) => {
             ticket.measuring = false;
+            // Released meanwhile: it no longer counts anywhere.
+            if (!this.#tickets.has(ticket)) return;
+            const before = countsDirty(ticket);
             ticket.measuredChanges = seen;
+            this.#dirty += Number(countsDirty(ticket)) - Number(before);
             this.record(ticket, bytes);
           },
           // a disposed isolate (its run just ended) has nothing left to measure
@@ -184,16 +221,18 @@ export class MemoryBudget {
    */
   enforce(): number {
     let projected = this.#usedBytes;
-    for (const ticket of this.#tickets) if (ticket.stopped) projected -= this.#charge(ticket);
+    for (const ticket of this.#tickets.values()) if (ticket.stopped) projected -= this.#charge(ticket);
     let count = 0;
     while (projected > this.limitBytes) {
-      let biggest: BudgetTicket | undefined;
-      for (const ticket of this.#tickets) {
+      let biggest: Ticket | undefined;
+      for (const ticket of this.#tickets.values()) {
         if (ticket.stopped || ticket.stop === undefined || ticket.measuredBytes <= this.reserveBytes) continue;
         if (biggest === undefined || ticket.measuredBytes > biggest.measuredBytes) biggest = ticket;
       }
       // Over the budget on reservations alone (a budget below one run): nothing grew, nothing to blame.
       if (biggest === undefined) break;
+      // A stopped run is never measured again: it leaves the dirty count.
+      if (countsDirty(biggest)) this.#dirty--;
       biggest.stopped = true;
       projected -= this.#charge(biggest);
       count++;
@@ -209,7 +248,7 @@ export class MemoryBudget {
     return count;
   }
 
-  #charge(ticket: BudgetTicket): number {
+  #charge(ticket: Ticket): number {
     return Math.max(this.reserveBytes, ticket.measuredBytes);
   }
 }

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
-import { MemoryBudget, touch } from '../../sandbox/memory-budget.ts';
+import { MemoryBudget, type BudgetTicket } from '../../sandbox/memory-budget.ts';
 import { createProcessRuntime } from '../../sandbox/process/process-runtime.ts';
 import { RUNTIME_NAMES, type RuntimeName } from '../helpers/runtimes.ts';
 import { deferred } from './process-helpers.ts';
@@ -195,7 +195,7 @@ describe('MemoryBudget measures only runs that may have grown', () => {
     expect(measured).toEqual([]);
     expect(budget.dirtyRuns).toBe(0);
 
-    touch(busy);
+    budget.touch(busy);
     expect(budget.dirtyRuns).toBe(1);
     await budget.measureAll();
     expect(measured).toEqual(['busy']);
@@ -208,9 +208,109 @@ describe('MemoryBudget measures only runs that may have grown', () => {
     ticket.measure = () => new Promise<number>((resolve) => (answer = resolve));
     const sweep = budget.measureAll();
     // A reply handed over after the measurement was asked for: the answer may predate what it let run.
-    touch(ticket);
+    budget.touch(ticket);
     answer?.(3 * 1024 * 1024);
     await sweep;
     expect(budget.dirtyRuns).toBe(1);
+  });
+
+  it('keeps count of the runs to measure as tickets are touched, measured, stopped and released', async () => {
+    const budget = new MemoryBudget(8 * 1024 * 1024, 2 * 1024 * 1024);
+    const held = new Set<BudgetTicket>();
+    // What the count stands for, by a scan of every ticket held.
+    const scanned = (): number => [...held].filter((ticket) => !ticket.stopped && ticket.changes !== ticket.measuredChanges).length;
+    const expectCount = (count: number): void => {
+      expect(budget.dirtyRuns).toBe(count);
+      expect(scanned()).toBe(count);
+    };
+    const answers = new Map<BudgetTicket, (bytes: number) => void>();
+    const admit = (): BudgetTicket => {
+      const ticket = budget.admit();
+      held.add(ticket);
+      ticket.measure = () => new Promise<number>((resolve) => answers.set(ticket, resolve));
+      return ticket;
+    };
+    const answer = (ticket: BudgetTicket, bytes: number): void => {
+      answers.get(ticket)?.(bytes);
+      answers.delete(ticket);
+    };
+    const release = (ticket: BudgetTicket): void => {
+      budget.release(ticket);
+      held.delete(ticket);
+    };
+    const MiB = 1024 * 1024;
+
+    // Admitted runs are dirty until measured.
+    const a = admit();
+    const b = admit();
+    const c = admit();
+    expectCount(3);
+    let sweep = budget.measureAll();
+    // Asked for, not yet answered: still dirty; touching a dirty run twice adds nothing.
+    budget.touch(a);
+    budget.touch(a);
+    expectCount(3);
+    answer(a, MiB);
+    answer(b, MiB);
+    answer(c, MiB);
+    await sweep;
+    // `a` was touched while its measurement was in flight: it stays dirty, the others are clean.
+    expectCount(1);
+
+    budget.touch(b);
+    budget.touch(b);
+    expectCount(2);
+    sweep = budget.measureAll();
+    // Only the dirty runs were asked.
+    expect([answers.has(a), answers.has(b), answers.has(c)]).toEqual([true, true, false]);
+    answer(a, MiB);
+    answer(b, MiB);
+    await sweep;
+    expectCount(0);
+
+    // A dirty run released leaves the count; a clean one leaves it unchanged; a touch after release counts nothing.
+    budget.touch(c);
+    expectCount(1);
+    release(c);
+    expectCount(0);
+    budget.touch(c);
+    release(c);
+    expectCount(0);
+    release(b);
+    expectCount(0);
+
+    // Released while its measurement is in flight: the late answer changes nothing.
+    budget.touch(a);
+    sweep = budget.measureAll();
+    release(a);
+    expectCount(0);
+    answer(a, MiB);
+    await sweep;
+    expectCount(0);
+    expect(budget.runs).toBe(0);
+    expect(budget.usedBytes).toBe(0);
+
+    // A run stopped by the budget is never measured again: it leaves the count, and touching it adds nothing.
+    const big = admit();
+    const small = admit();
+    const stopped: string[] = [];
+    big.stop = (failure) => stopped.push(failure.kind);
+    sweep = budget.measureAll();
+    answer(big, 7 * MiB);
+    answer(small, MiB);
+    await sweep;
+    budget.touch(big);
+    budget.touch(small);
+    expectCount(2);
+    expect(budget.enforce()).toBe(1);
+    expect(stopped).toEqual(['memory']);
+    expect(big.stopped).toBe(true);
+    expectCount(1);
+    budget.touch(big);
+    expectCount(1);
+    release(big);
+    expectCount(1);
+    release(small);
+    expectCount(0);
   });
 });

@@ -1,24 +1,14 @@
 /**
  * A real `ptc serve` in a child process (the CLI, port 0, temp data dir and
- * workspace), for the fault tests: its URL, its exit, and the session logs
- * it left on disk.
+ * workspace; spawned by test/helpers/serve-cli.ts), for the fault tests: its
+ * URL, its exit, and the session logs it left on disk.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { serveCli, type ServedCli } from '../helpers/serve-cli.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const NODE = path.join(root, 'node_modules/.bin/node');
-const CLI = path.join(root, 'services/cli.ts');
-
-export interface CliServer {
-  url: string;
-  child: ChildProcess;
-  /** Resolves with the exit code (or the signal name) once the process is gone. */
-  exited: Promise<number | string>;
-  stderr(): string;
-}
+export type CliServer = ServedCli;
 
 export interface ServerDirs {
   base: string;
@@ -38,26 +28,13 @@ export async function serverDirs(config: object = {}): Promise<ServerDirs> {
   return dirs;
 }
 
-/** `detached`: the server leads a process group of its own (with its sandbox children), for signals sent to the group. */
-export async function startCliServer(dirs: ServerDirs, extra: string[] = [], options: { detached?: boolean } = {}): Promise<CliServer> {
-  const child = spawn(
-    NODE,
-    ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--config', dirs.config, '--data', dirs.data, '--workspace', dirs.workspace, '--log-level', 'warn', ...extra],
-    { cwd: dirs.base, stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached === true },
-  );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /ptc listening on (\S+)/.exec(out);
-      if (match !== null) resolve(match[1]);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited (${code}) before listening: ${stderr}`)));
+/** `ptc serve` over `dirs`, warnings only, plus `extra`; `detached`: it leads a process group of its own (see serveCli). */
+export function startCliServer(dirs: ServerDirs, extra: string[] = [], options: { detached?: boolean } = {}): Promise<CliServer> {
+  return serveCli({
+    cwd: dirs.base,
+    args: ['--config', dirs.config, '--data', dirs.data, '--workspace', dirs.workspace, '--log-level', 'warn', ...extra],
+    detached: options.detached,
   });
-  return { url, child, exited, stderr: () => stderr };
 }
 
 export interface StoredEvent {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serveCli } from '../helpers/serve-cli.ts';
 import { post, readSse, tempDir } from './helpers.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -74,32 +75,28 @@ describe('ptc CLI', () => {
     expect(result.stderr).toContain('unknown key "prot"');
   });
 
+  it('serve with a bad config exits 2 before listening, and says why on stderr', async () => {
+    const cwd = await tempDir('ptc-cli-');
+    await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ prot: 1 }));
+    await expect(serveCli({ cwd })).rejects.toThrow(/ptc serve exited \(2\) before listening; the end of its stderr:\n[^]*unknown key "prot"/);
+  });
+
   it('serve adds its Node flags; SIGTERM lets an in-flight run finish, keeps its events and exits 0', async () => {
     const cwd = await tempDir('ptc-cli-');
-    const child = spawn(NODE, ['--no-node-snapshot', CLI, 'serve', '--port', '0', '--runtime', 'in-process', '--log-level', 'warn'], { cwd });
-    const done = finished(child);
-    const url = await new Promise<string>((resolve) => {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /ptc listening on (\S+)/.exec(out);
-        if (match !== null) resolve(match[1]);
-      });
-    });
+    const server = await serveCli({ cwd, args: ['--runtime', 'in-process', '--log-level', 'warn'] });
     // The CLI re-executed itself in place (same pid) to add the flag it was started without.
-    const flags = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
+    const flags = (await readFile(`/proc/${server.child.pid}/cmdline`, 'utf8')).split('\0');
     expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--max-semi-space-size=16']));
     const response = await post(
-      `${url}/v1/run`,
+      `${server.url}/v1/run`,
       { code: `console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 500));\nreturn 'finished';`, sessionId: 'term', callId: 'term-1' },
       { accept: 'text/event-stream' },
     );
     const events = await readSse(response, (event) => {
-      if (event.event === 'log') child.kill('SIGTERM');
+      if (event.event === 'log') void server.stop();
     });
     expect(events.at(-1)).toMatchObject({ event: 'result', data: { isError: false, value: { result: 'finished' } } });
-    const exit = await done;
-    expect(exit.code).toBe(0);
+    expect(await server.exited).toBe(0);
     const log = await readFile(path.join(cwd, '.ptc/sessions/term.jsonl'), 'utf8');
     const stored = log.trim().split('\n').map((line) => JSON.parse(line) as { type: string; callId: string });
     expect(stored.at(-1)).toMatchObject({ type: 'tool/result', callId: 'term-1', isError: false });
