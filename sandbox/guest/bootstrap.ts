@@ -81,7 +81,6 @@ export function installGuest(
   const fromCharCode = String.fromCharCode;
   const Int32ArrayCtor = Int32Array;
   const Uint16ArrayCtor = Uint16Array;
-  const subarray = Uint16Array.prototype.subarray;
   const now = Date.now;
   const RESOLVED = PromiseCtor.resolve();
   const parseIntCtor = parseInt;
@@ -519,15 +518,18 @@ export function installGuest(
   let batchRecords: CallRecord[] = [];
   let batchHasFast = false;
   // The synchronous crossing's memory (the host's SharedReplies): [state, length] and the replies as UTF-16.
+  // Views are made with the captured constructors, never derived (`subarray` would ask the
+  // program's species for a view of this memory).
+  let sharedBuffer: SharedArrayBuffer | undefined;
   let sharedControl: Int32Array | undefined;
-  let sharedText: Uint16Array | undefined;
   const WAITING = 1;
   const ABANDONED = 3;
   /** A safety net only: the host answers within its turn; a wait this long means it will not. */
   const SYNC_WAIT_MS = 1000;
   const DECODE_CHUNK = 8192;
+  const SHARED_HEADER_BYTES = 8;
   /** Replies the host wrote into shared memory, or undefined if it never answered. */
-  const exchangeShared = ((control: Int32Array, text: Uint16Array, batch: string): string | undefined => {
+  const exchangeShared = ((buffer: SharedArrayBuffer, control: Int32Array, batch: string): string | undefined => {
     reflectApply(atomicsStore, undefined, [control, 0, WAITING]);
     hostSend(submitRef, [`S${batch}`]);
     // A wake-up is no answer by itself: the host's notify for the previous crossing can land in this one's wait.
@@ -542,7 +544,7 @@ export function installGuest(
     let replies = '';
     for (let at = 0; at < length; at += DECODE_CHUNK) {
       const end = at + DECODE_CHUNK < length ? at + DECODE_CHUNK : length;
-      replies += reflectApply(fromCharCode, undefined, reflectApply(subarray, text, [at, end]) as Uint16Array) as string;
+      replies += reflectApply(fromCharCode, undefined, new Uint16ArrayCtor(buffer, SHARED_HEADER_BYTES + 2 * at, end - at)) as string;
     }
     return replies;
   });
@@ -553,7 +555,7 @@ export function installGuest(
     // Not once the program has returned: calls chained off unawaited ones would then run as one
     // microtask chain that never yields, and the run's end would wait for the call limit.
     if (submitted !== undefined && sharedControl !== undefined && !returned) {
-      const replies = exchangeShared(sharedControl, sharedText as Uint16Array, batch);
+      const replies = exchangeShared(sharedBuffer as SharedArrayBuffer, sharedControl, batch);
       if (replies !== undefined) deliver(replies);
       // A tool that missed the turn would cost an extra crossing per call (1 ms I/O: ~5 %): its later calls go async.
       for (let i = 0; i < submitted.length; i++) {
@@ -687,8 +689,8 @@ export function installGuest(
     started = true;
     config = jsonParse(configJson) as GuestConfig;
     if (sharedReplies !== undefined) {
+      sharedBuffer = sharedReplies;
       sharedControl = new Int32ArrayCtor(sharedReplies, 0, 2);
-      sharedText = new Uint16ArrayCtor(sharedReplies, 8);
     }
     defineProperty(G, 'tools', { value: buildTools(jsonParse(toolNamesJson) as string[]), writable: false, enumerable: false, configurable: false });
     let reply: string;
