@@ -202,7 +202,10 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       }
       return new Promise<string>((resolve) => {
         answer = resolve;
-        if (outbox !== '') queueFlush();
+        if (outbox === '') return;
+        // Nothing left running to gather (replies a synchronous crossing could not carry): answer now.
+        if (running === 0) answerNow();
+        else queueFlush();
       });
     };
     // Host functions never throw: a host error crossing would carry a host stack.
