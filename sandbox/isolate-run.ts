@@ -21,6 +21,8 @@ interface Bindings {
   touch(): void;
   /** The memory the synchronous crossing answers through ({@link createSharedReplies}); none: calls cross asynchronously. */
   sharedReplies?: SharedArrayBuffer;
+  /** A call crossed synchronously and missed the host's turn (see RunControl.onSlowTool). */
+  slowTool(name: string): void;
 }
 
 /**
@@ -38,6 +40,7 @@ interface SharedReplies {
   readonly capacity: number;
 }
 
+const DEFAULT_SYNC_WAIT_MS = 100;
 const SHARED_WAITING = 1;
 const SHARED_ANSWERED = 2;
 /** Control words before the text: state, text length (Int32 each, 8 bytes keeps the text aligned). */
@@ -130,6 +133,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
     };
     const reply = (n: number, text: string): void => {
       running--;
+      if (syncCalls.size > 0) syncCalls.delete(n);
       outbox += `${n} ${text.length} ${text}`;
       if (answer === undefined) return;
       // The last running call answers at once (sequential programs wait for it); others gather for a turn.
@@ -154,11 +158,17 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
     };
     let syncAnswer: ((batch: string) => void) | undefined;
     let syncTurnQueued = false;
+    /** The calls of the latest synchronous submit still running: ordinal → tool name. */
+    const syncCalls = new Map<number, string>();
     const endSyncTurn = (): void => {
       syncTurnQueued = false;
       const pending = syncAnswer;
       syncAnswer = undefined;
-      if (pending !== undefined && answer === pending) answerNow();
+      if (pending === undefined || answer !== pending) return;
+      // These missed the turn: the runtime remembers their tools, so later runs send them asynchronously from the start.
+      for (const name of syncCalls.values()) bindings?.slowTool(name);
+      syncCalls.clear();
+      answerNow();
     };
     const submit = (batch: string): Promise<string> | undefined => {
       // A synchronous submit (`S…`, sent fire-and-forget) holds an isolated-vm pool thread while its guest waits: always answered.
@@ -172,6 +182,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       // answered already (the guest never submits while it waits), or the guest gave up on it.
       if (answer !== syncAnswer) answerNow();
       answer = undefined;
+      if (sync) syncCalls.clear();
       const call = bindings.call;
       let at = sync ? 1 : 0;
       while (at < batch.length) {
@@ -181,7 +192,9 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
         const argsEnd = colon2 + 1 + Number(batch.slice(nameEnd, colon2));
         const n = ++ordinal;
         running++;
-        call(batch.slice(colon + 1, nameEnd), batch.slice(colon2 + 1, argsEnd)).then(
+        const name = batch.slice(colon + 1, nameEnd);
+        if (sync) syncCalls.set(n, name);
+        call(name, batch.slice(colon2 + 1, argsEnd)).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
         );
@@ -305,6 +318,16 @@ export interface RunControl {
    * tools answer in this process (in a child process the replies come over IPC, never in a turn).
    */
   syncCalls?: boolean;
+  /** Tools to call asynchronously from the start: they recently missed the host's turn. */
+  slowTools?: readonly string[];
+  /**
+   * Longest wait in a synchronous crossing, ms; default 100. The host answers within its turn;
+   * a longer turn (an overloaded host) is not waited out, since the waiting guest holds an
+   * isolated-vm thread: it gives up, and the replies come the asynchronous way.
+   */
+  syncWaitMs?: number;
+  /** Called when a call of `name` crossed synchronously and missed the host's turn. */
+  onSlowTool?: (name: string) => void;
 }
 
 /**
@@ -355,6 +378,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   prepared.bind({
     touch: touched,
     sharedReplies: shared,
+    slowTool: (name) => control?.onSlowTool?.(name),
     // Not async: each await is a microtask hop on every nested call.
     call: (name, argsJson) => {
       if (forced !== undefined) return Promise.resolve('F');
@@ -414,7 +438,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   if (signal.aborted) onAbort();
 
   try {
-    const reply = await Promise.race([execute(prepared, js, filename, request, shared, touched), forcedPromise.then(() => undefined)]);
+    const reply = await Promise.race([execute(prepared, js, filename, request, shared, control, touched), forcedPromise.then(() => undefined)]);
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
     if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
@@ -464,7 +488,15 @@ const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid stri
 
 type Reply = { text: string } | { failure: SandboxFailure };
 
-async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest, shared: SharedArrayBuffer | undefined, touched: () => void): Promise<Reply> {
+async function execute(
+  prepared: PreparedIsolate,
+  js: string,
+  filename: string,
+  request: SandboxRunRequest,
+  shared: SharedArrayBuffer | undefined,
+  control: RunControl | undefined,
+  touched: () => void,
+): Promise<Reply> {
   // Compiling never runs code and is bounded by the program's size: done
   // synchronously, it saves a thread-pool hop. Running the script stays
   // asynchronous: a program that closes the wrapper early runs code right here.
@@ -477,7 +509,10 @@ async function execute(prepared: PreparedIsolate, js: string, filename: string, 
   }
   const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
-  const config = JSON.stringify({ maxLogBytes, maxResultBytes, maxArgBytes });
+  const slowTools = control?.slowTools ?? [];
+  const config = JSON.stringify(
+    shared === undefined ? { maxLogBytes, maxResultBytes, maxArgBytes } : { maxLogBytes, maxResultBytes, maxArgBytes, slowTools, syncWaitMs: control?.syncWaitMs ?? DEFAULT_SYNC_WAIT_MS },
+  );
   // Shared, not copied: isolated-vm hands the guest the same memory.
   const sharedArg = shared === undefined ? undefined : new ivm.ExternalCopy(shared).copyInto({ release: true });
   // The program starts now: a measurement asked for earlier would not cover it.

@@ -33,6 +33,10 @@ interface GuestConfig {
   maxLogBytes: number;
   maxResultBytes: number;
   maxArgBytes: number;
+  /** Tools whose calls cross asynchronously from the start (they recently missed the host's turn). */
+  slowTools?: string[];
+  /** Longest wait for the host's answer in a synchronous crossing, ms. */
+  syncWaitMs?: number;
 }
 
 type Program = () => Promise<unknown>;
@@ -524,8 +528,6 @@ export function installGuest(
   let sharedControl: Int32Array | undefined;
   const WAITING = 1;
   const ABANDONED = 3;
-  /** A safety net only: the host answers within its turn; a wait this long means it will not. */
-  const SYNC_WAIT_MS = 1000;
   const DECODE_CHUNK = 8192;
   const SHARED_HEADER_BYTES = 8;
   /** Replies the host wrote into shared memory, or undefined if it never answered. */
@@ -533,7 +535,7 @@ export function installGuest(
     reflectApply(atomicsStore, undefined, [control, 0, WAITING]);
     hostSend(submitRef, [`S${batch}`]);
     // A wake-up is no answer by itself: the host's notify for the previous crossing can land in this one's wait.
-    const deadline = (reflectApply(now, undefined, []) as number) + SYNC_WAIT_MS;
+    const deadline = (reflectApply(now, undefined, []) as number) + (config.syncWaitMs as number);
     while (reflectApply(atomicsLoad, undefined, [control, 0]) === WAITING) {
       const left = deadline - (reflectApply(now, undefined, []) as number);
       if (left <= 0 || reflectApply(atomicsWait, undefined, [control, 0, WAITING, left]) === 'timed-out') {
@@ -691,6 +693,8 @@ export function installGuest(
     if (sharedReplies !== undefined) {
       sharedBuffer = sharedReplies;
       sharedControl = new Int32ArrayCtor(sharedReplies, 0, 2);
+      const slow = config.slowTools;
+      if (slow !== undefined) for (let i = 0; i < slow.length; i++) slowTools[slow[i]] = true;
     }
     defineProperty(G, 'tools', { value: buildTools(jsonParse(toolNamesJson) as string[]), writable: false, enumerable: false, configurable: false });
     let reply: string;
