@@ -208,17 +208,39 @@ function range(samples: number[]): string {
   return `${median([...samples]).toFixed(2)} (${q(0.25).toFixed(2)}–${q(0.75).toFixed(2)})`;
 }
 
-export async function benchPeer(): Promise<void> {
-  const runtime = createInProcessRuntime({ warmPoolSize: 2 });
+/** Our executor on its own in-process runtime; `syncToolCalls: false` measures the asynchronous crossing alone. */
+function ourExecutor(syncToolCalls: boolean): { executor: Executor; ready(): Promise<void>; close(): Promise<void> } {
+  const runtime = createInProcessRuntime({ warmPoolSize: 2, syncToolCalls });
   const registry = ourRegistry();
   const codeMode = createCodeModeCore({ registry, runtime, limits: { maxCalls: 5_000 } });
-  const peer = await peerClient();
-
-  const ours: Executor = async (code) => {
-    const result = await registry.dispatch({ name: 'run_code', arguments: { code, description: 'bench' }, sessionId: 'bench' });
-    if (result.isError) throw new Error(`bench: our run failed: ${result.error.message}`);
-    return (result.value as { result?: unknown }).result;
+  return {
+    executor: async (code) => {
+      const result = await registry.dispatch({ name: 'run_code', arguments: { code, description: 'bench' }, sessionId: 'bench' });
+      if (result.isError) throw new Error(`bench: our run failed: ${result.error.message}`);
+      return (result.value as { result?: unknown }).result;
+    },
+    ready: () => runtime.ready(),
+    close: async () => {
+      await codeMode.close();
+      await runtime.close();
+    },
   };
+}
+
+type Column = 'ours' | 'async' | 'utcp' | 'raw';
+
+export async function benchPeer(): Promise<void> {
+  const oursSetup = ourExecutor(true);
+  const asyncSetup = ourExecutor(false);
+  const ours = oursSetup.executor;
+  const oursAsync = asyncSetup.executor;
+  const peer = await peerClient();
+  // Before each timed run: both our warm pools refilled, so no refill of one runtime is timed in another column.
+  const settled = async (): Promise<void> => {
+    await oursSetup.ready();
+    await asyncSetup.ready();
+  };
+
   const theirs: Executor = async (code) => {
     const { result, logs } = await peer.callToolChain(code, 60_000, 128);
     if (logs.some((line) => line.startsWith('[ERROR]'))) throw new Error(`bench: peer run failed: ${logs.join('\n')}`);
@@ -239,17 +261,25 @@ export async function benchPeer(): Promise<void> {
     // Warm the JIT of every path once.
     for (const workload of WORKLOADS.slice(0, 5)) {
       await ours(workload.program('tools.'));
+      await oursAsync(workload.program('tools.'));
       await theirs(workload.program(''));
       spare = await rawIsolate();
       await raw(workload.program('tools.'));
     }
-    console.log('peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor, utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings');
+    console.log(
+      'peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor, async = ours with the asynchronous crossing only (syncToolCalls: false), ' +
+        'utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings',
+    );
     for (const workload of WORKLOADS) {
-      const figures: Record<'ours' | 'utcp' | 'raw', Figures> = { ours: { samples: [] }, utcp: { samples: [] }, raw: { samples: [] } };
+      const figures: Record<Column, Figures> = { ours: { samples: [] }, async: { samples: [] }, utcp: { samples: [] }, raw: { samples: [] } };
       for (let r = 0; r < workload.rounds; r++) {
-        await runtime.ready();
+        await settled();
         figures.ours.samples.push(await timeOne(ours, workload, workload.program('tools.')));
+        await settled();
+        figures.async.samples.push(await timeOne(oursAsync, workload, workload.program('tools.')));
+        await settled();
         figures.utcp.samples.push(await timeOne(theirs, workload, workload.program('')));
+        await settled();
         if (workload.concurrent === undefined) {
           spare = await rawIsolate();
           figures.raw.samples.push(await timeOne(raw, workload, workload.program('tools.')));
@@ -266,25 +296,25 @@ export async function benchPeer(): Promise<void> {
           figures.raw.samples.push(await timeOne(rawFresh, workload, workload.program('tools.')));
         }
       }
-      const m = (k: 'ours' | 'utcp' | 'raw') => median([...figures[k].samples]);
+      const m = (k: Column) => median([...figures[k].samples]);
       const throughput = workload.concurrent !== undefined;
       // For throughput higher is better: the ratios are then theirs / ours, so < 1 still means ours is ahead.
-      const ratio = (k: 'utcp' | 'raw') => (throughput ? m(k) / m('ours') : m('ours') / m(k)).toFixed(2);
+      const ratio = (k: Column, of: Column = 'ours') => (throughput ? m(k) / m(of) : m(of) / m(k)).toFixed(2);
       console.log(
-        `peer: ${workload.name}: ours ${range(figures.ours.samples)}, utcp ${range(figures.utcp.samples)}, raw ${range(figures.raw.samples)}; ` +
-          `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}`,
+        `peer: ${workload.name}: ours ${range(figures.ours.samples)}, async ${range(figures.async.samples)}, utcp ${range(figures.utcp.samples)}, raw ${range(figures.raw.samples)}; ` +
+          `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}, ours/async ${ratio('async')}`,
       );
     }
   } finally {
     if (!spare.isolate.isDisposed) spare.isolate.dispose();
-    await codeMode.close();
-    await runtime.close();
+    await oursSetup.close();
+    await asyncSetup.close();
   }
 }
 
 export const section: BenchSection = {
   name: 'peer',
   nodeFlags: ['--max-semi-space-size=16'],
-  description: 'ours vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
+  description: 'ours (and ours on the asynchronous crossing alone) vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
   run: benchPeer,
 };

@@ -10,6 +10,7 @@ import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunO
 import { runInIsolate, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
+import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
 import { WaitQueue } from './wait-queue.ts';
 import { createWarmPool } from './warm-pool.ts';
@@ -48,25 +49,32 @@ export interface InProcessRuntimeOptions {
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
   queueTimeoutMs?: number;
   /**
-   * Tool calls cross into the host synchronously (isolated-vm's `applySyncPromise`), waiting at
-   * most one host turn for their replies, then fall back to waiting asynchronously. It saves two
-   * thread hops per call for tools that answer within the turn. Default false, and not safe to
-   * enable with isolated-vm 7.0.1: disposing an isolate (timeout, abort, memory stop) while such a
-   * crossing waits frees the crossing's state, and the host promise settling afterwards touches
-   * the freed memory. Seen as a deadlock of the whole process and as isolate threads that never
-   * end (the process then hangs at exit); test/sandbox/dispose-during-call.test.ts.
+   * Tool calls cross into the host synchronously: the guest blocks (`Atomics.wait` on memory it
+   * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
+   * It saves two thread hops per call for tools that answer within the turn; a tool that misses
+   * the turn (I/O) has its later calls take the asynchronous crossing at once, in this run and in
+   * runs started within a second of the miss (`SlowTools`). Only runs that start while at most 4
+   * runs per core are in flight use it: under a burst the host's turns grow long, and a guest
+   * waiting out one holds an isolated-vm thread. Default true.
+   * Not isolated-vm's `applySyncPromise`: disposing an isolate while one waits frees state the
+   * host promise still touches (test/sandbox/dispose-during-call.test.ts).
    */
   syncToolCalls?: boolean;
 }
 
+/** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
+const SYNC_RUNS_PER_CORE = 4;
+
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
   const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128);
+  const slowTools = new SlowTools();
   const budget = new MemoryBudget(
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
   const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * availableParallelism()));
+  const syncRunLimit = SYNC_RUNS_PER_CORE * availableParallelism();
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
   const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom();
@@ -141,7 +149,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       const heap = await isolate.getHeapStatistics();
       return heap.total_physical_size + heap.externally_allocated_size;
     };
-    const control: RunControl = { syncCalls: options.syncToolCalls ?? false, touched: () => budget.touch(ticket) };
+    // Under a burst the host's turns grow long, and a guest waiting out one holds an isolated-vm thread other runs need.
+    const sync = (options.syncToolCalls ?? true) && active.size <= syncRunLimit;
+    const control: RunControl = sync
+      ? { syncCalls: true, slowTools: slowTools.current(), onSlowTool: (name) => slowTools.add(name), touched: () => budget.touch(ticket) }
+      : { touched: () => budget.touch(ticket) };
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
     return outcome;

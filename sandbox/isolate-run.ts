@@ -19,6 +19,62 @@ interface Bindings {
   catastrophe(message: string): void;
   /** Guest code may run (the host handed it something) or has run (it sent something): see RunControl.touched. */
   touch(): void;
+  /** The memory the synchronous crossing answers through ({@link createSharedReplies}); none: calls cross asynchronously. */
+  sharedReplies?: SharedArrayBuffer;
+  /** A call crossed synchronously and missed the host's turn (see RunControl.onSlowTool). */
+  slowTool(name: string): void;
+}
+
+/**
+ * The synchronous crossing. The guest stores SHARED_WAITING in `control[0]`, sends its calls
+ * fire-and-forget and blocks in `Atomics.wait`. Within that host turn the host writes the replies
+ * ready by then as UTF-16 into `text`, their length into `control[1]`, swaps the state to
+ * SHARED_ANSWERED and wakes it: two thread hops fewer per call than an asynchronous apply.
+ * Nothing of isolated-vm waits, so disposing the isolate mid-wait (which wakes the guest
+ * with a termination) leaves no crossing state behind.
+ */
+interface SharedReplies {
+  readonly control: Int32Array;
+  readonly text: Buffer;
+  /** UTF-16 code units `text` holds. */
+  readonly capacity: number;
+}
+
+const DEFAULT_SYNC_WAIT_MS = 100;
+const SHARED_WAITING = 1;
+const SHARED_ANSWERED = 2;
+/** Control words before the text: state, text length (Int32 each, 8 bytes keeps the text aligned). */
+const SHARED_HEADER_BYTES = 8;
+/**
+ * Bytes of replies one synchronous crossing carries: page-sized results of in-memory tools fit;
+ * bigger batches go the asynchronous way. Allocated per run, so it stays small: a thousand runs
+ * waiting on tools hold a thousand of these.
+ */
+const SHARED_REPLY_BYTES = 16 * 1024;
+
+/** Memory for one run's synchronous crossing; handed to the guest at start and to the host in its bindings. */
+export function createSharedReplies(): SharedArrayBuffer {
+  return new SharedArrayBuffer(SHARED_HEADER_BYTES + SHARED_REPLY_BYTES);
+}
+
+function sharedReplies(buffer: SharedArrayBuffer): SharedReplies {
+  return {
+    control: new Int32Array(buffer, 0, 2),
+    text: Buffer.from(buffer, SHARED_HEADER_BYTES),
+    capacity: (buffer.byteLength - SHARED_HEADER_BYTES) >> 1,
+  };
+}
+
+/** Characters of whole replies (`<ordinal> <length> <text>` each) at the start of `batch` that fit in `capacity`. */
+function fittingReplies(batch: string, capacity: number): number {
+  let at = 0;
+  for (;;) {
+    const space = batch.indexOf(' ', at);
+    const space2 = batch.indexOf(' ', space + 1);
+    const end = space2 + 1 + Number(batch.slice(space + 1, space2));
+    if (space < 0 || space2 < 0 || end > capacity) return at;
+    at = end;
+  }
 }
 
 /** A never-used isolate with the bootstrap evaluated. Use once with {@link runInIsolate}. */
@@ -39,6 +95,7 @@ export interface PreparedIsolate {
  */
 export async function prepareIsolate(memoryMiB: number, offThread = false): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
+  let shared: SharedReplies | undefined;
   const isolate = new ivm.Isolate({
     memoryLimit: memoryMiB,
     onCatastrophicError: (message) => bindings?.catastrophe(message),
@@ -76,26 +133,56 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
     };
     const reply = (n: number, text: string): void => {
       running--;
+      if (syncCalls.size > 0) syncCalls.delete(n);
       outbox += `${n} ${text.length} ${text}`;
       if (answer === undefined) return;
       // The last running call answers at once (sequential programs wait for it); others gather for a turn.
       if (running === 0) answerNow();
       else queueFlush();
     };
+    // The synchronous crossing (see SharedReplies): the guest waits on `control[0]` until the host
+    // answers, which it does within this turn; replies that do not fit go the asynchronous way.
+    const answerShared = (batch: string): void => {
+      const replies = shared;
+      if (replies === undefined) return;
+      const cut = batch.length <= replies.capacity ? batch.length : fittingReplies(batch, replies.capacity);
+      if (cut > 0) replies.text.write(cut === batch.length ? batch : batch.slice(0, cut), 0, 'utf16le');
+      Atomics.store(replies.control, 1, cut);
+      if (Atomics.compareExchange(replies.control, 0, SHARED_WAITING, SHARED_ANSWERED) === SHARED_WAITING) {
+        Atomics.notify(replies.control, 0);
+        if (cut < batch.length) outbox = batch.slice(cut) + outbox;
+      } else {
+        // The guest stopped waiting (a safety net against a host that never answers): its next submit collects these.
+        outbox = batch + outbox;
+      }
+    };
     let syncAnswer: ((batch: string) => void) | undefined;
     let syncTurnQueued = false;
+    /** The calls of the latest synchronous submit still running: ordinal → tool name. */
+    const syncCalls = new Map<number, string>();
     const endSyncTurn = (): void => {
       syncTurnQueued = false;
-      const resolve = syncAnswer;
+      const pending = syncAnswer;
       syncAnswer = undefined;
-      if (resolve !== undefined && answer === resolve) answerNow();
-    };
-    const submit = (batch: string): Promise<string> => {
-      // A synchronous submit (`S…`) holds an isolated-vm pool thread while it waits: always answered.
-      const sync = batch.charCodeAt(0) === 83;
-      if (bindings === undefined) return sync ? Promise.resolve('') : never;
-      bindings.touch();
+      if (pending === undefined || answer !== pending) return;
+      // These missed the turn: the runtime remembers their tools, so later runs send them asynchronously from the start.
+      for (const name of syncCalls.values()) bindings?.slowTool(name);
+      syncCalls.clear();
       answerNow();
+    };
+    const submit = (batch: string): Promise<string> | undefined => {
+      // A synchronous submit (`S…`, sent fire-and-forget) holds an isolated-vm pool thread while its guest waits: always answered.
+      const sync = batch.charCodeAt(0) === 83;
+      if (bindings === undefined) {
+        if (sync) answerShared('');
+        return sync ? undefined : never;
+      }
+      bindings.touch();
+      // An earlier asynchronous submit is answered now; an earlier synchronous one has been
+      // answered already (the guest never submits while it waits), or the guest gave up on it.
+      if (answer !== syncAnswer) answerNow();
+      answer = undefined;
+      if (sync) syncCalls.clear();
       const call = bindings.call;
       let at = sync ? 1 : 0;
       while (at < batch.length) {
@@ -105,24 +192,33 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
         const argsEnd = colon2 + 1 + Number(batch.slice(nameEnd, colon2));
         const n = ++ordinal;
         running++;
-        call(batch.slice(colon + 1, nameEnd), batch.slice(colon2 + 1, argsEnd)).then(
+        const name = batch.slice(colon + 1, nameEnd);
+        if (sync) syncCalls.set(n, name);
+        call(name, batch.slice(colon2 + 1, argsEnd)).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
         );
         at = argsEnd;
       }
+      if (sync) {
+        // At most one host turn: calls that finish sooner are answered as the last one ends (reply).
+        // One immediate serves every sync submit: a stale one runs after the current turn's
+        // microtasks, so it never cuts a turn short.
+        const pending = (replies: string): void => answerShared(replies);
+        answer = syncAnswer = pending;
+        if (running === 0) answerNow();
+        else if (!syncTurnQueued) {
+          syncTurnQueued = true;
+          setImmediate(endSyncTurn);
+        }
+        return undefined;
+      }
       return new Promise<string>((resolve) => {
         answer = resolve;
-        if (sync) {
-          // At most one host turn: calls that finish sooner answered as the last one ends (reply).
-          // One immediate serves every sync submit: the guest waits on at most one, and a stale
-          // immediate runs after the current turn's microtasks, so it never cuts a turn short.
-          syncAnswer = resolve;
-          if (!syncTurnQueued) {
-            syncTurnQueued = true;
-            setImmediate(endSyncTurn);
-          }
-        } else if (outbox !== '') queueFlush();
+        if (outbox === '') return;
+        // Nothing left running to gather (replies a synchronous crossing could not carry): answer now.
+        if (running === 0) answerNow();
+        else queueFlush();
       });
     };
     // Host functions never throw: a host error crossing would carry a host stack.
@@ -132,7 +228,9 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
           return submit(String(batch));
         } catch {
           // a malformed batch (only a bootstrap bug makes one) submits nothing more; a synchronous one is still answered
-          return String(batch).charCodeAt(0) === 83 ? Promise.resolve('') : never;
+          if (String(batch).charCodeAt(0) !== 83) return never;
+          answerShared('');
+          return undefined;
         }
       }),
       new ivm.Reference((level: unknown, text: unknown) => void bindings?.log(String(level), String(text))),
@@ -156,6 +254,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
       start,
       bind(next) {
         bindings = next;
+        shared = next.sharedReplies === undefined ? undefined : sharedReplies(next.sharedReplies);
       },
     };
   } catch (error) {
@@ -214,11 +313,21 @@ export interface RunControl {
    */
   touched?: () => void;
   /**
-   * Tool calls cross synchronously, waiting at most one host turn for the replies (see the
-   * bootstrap's `exchange`). Off by default: unsafe with isolated-vm 7.0.1 when the isolate is
-   * disposed while a crossing waits (see the in-process runtime's `syncToolCalls`).
+   * Tool calls cross synchronously through shared memory ({@link SharedReplies}), waiting at most
+   * one host turn for the replies before falling back to the asynchronous crossing. Only where
+   * tools answer in this process (in a child process the replies come over IPC, never in a turn).
    */
   syncCalls?: boolean;
+  /** Tools to call asynchronously from the start: they recently missed the host's turn. */
+  slowTools?: readonly string[];
+  /**
+   * Longest wait in a synchronous crossing, ms; default 100. The host answers within its turn;
+   * a longer turn (an overloaded host) is not waited out, since the waiting guest holds an
+   * isolated-vm thread: it gives up, and the replies come the asynchronous way.
+   */
+  syncWaitMs?: number;
+  /** Called when a call of `name` crossed synchronously and missed the host's turn. */
+  onSlowTool?: (name: string) => void;
 }
 
 /**
@@ -265,8 +374,11 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   };
 
   const touched = control?.touched ?? ((): void => undefined);
+  const shared = control?.syncCalls === true ? createSharedReplies() : undefined;
   prepared.bind({
     touch: touched,
+    sharedReplies: shared,
+    slowTool: (name) => control?.onSlowTool?.(name),
     // Not async: each await is a microtask hop on every nested call.
     call: (name, argsJson) => {
       if (forced !== undefined) return Promise.resolve('F');
@@ -326,7 +438,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   if (signal.aborted) onAbort();
 
   try {
-    const reply = await Promise.race([execute(prepared, js, filename, request, control?.syncCalls === true, touched), forcedPromise.then(() => undefined)]);
+    const reply = await Promise.race([execute(prepared, js, filename, request, shared, control, touched), forcedPromise.then(() => undefined)]);
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
     if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
@@ -376,7 +488,15 @@ const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid stri
 
 type Reply = { text: string } | { failure: SandboxFailure };
 
-async function execute(prepared: PreparedIsolate, js: string, filename: string, request: SandboxRunRequest, syncCalls: boolean, touched: () => void): Promise<Reply> {
+async function execute(
+  prepared: PreparedIsolate,
+  js: string,
+  filename: string,
+  request: SandboxRunRequest,
+  shared: SharedArrayBuffer | undefined,
+  control: RunControl | undefined,
+  touched: () => void,
+): Promise<Reply> {
   // Compiling never runs code and is bounded by the program's size: done
   // synchronously, it saves a thread-pool hop. Running the script stays
   // asynchronous: a program that closes the wrapper early runs code right here.
@@ -389,10 +509,15 @@ async function execute(prepared: PreparedIsolate, js: string, filename: string, 
   }
   const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
-  const config = JSON.stringify({ maxLogBytes, maxResultBytes, maxArgBytes, syncCalls });
+  const slowTools = control?.slowTools ?? [];
+  const config = JSON.stringify(
+    shared === undefined ? { maxLogBytes, maxResultBytes, maxArgBytes } : { maxLogBytes, maxResultBytes, maxArgBytes, slowTools, syncWaitMs: control?.syncWaitMs ?? DEFAULT_SYNC_WAIT_MS },
+  );
+  // Shared, not copied: isolated-vm hands the guest the same memory.
+  const sharedArg = shared === undefined ? undefined : new ivm.ExternalCopy(shared).copyInto({ release: true });
   // The program starts now: a measurement asked for earlier would not cover it.
   touched();
-  const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto()], {
+  const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto(), sharedArg], {
     result: { promise: true },
   });
   return { text: String(text) };

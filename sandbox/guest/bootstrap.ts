@@ -12,32 +12,35 @@
  * Wire protocol (strings only):
  * - submit(batch): the stub calls made in one microtask turn, each as
  *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream order),
- *   or '' to wait for replies. A batch prefixed `S` is submitted synchronously (applySyncPromise):
- *   the host answers it within one host turn, with the replies ready by then (maybe none); Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
+ *   or '' to wait for replies. Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
  *   `V\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
- *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host;
+ *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host.
+ *   A batch prefixed `S` is the synchronous crossing: sent fire-and-forget while the guest blocks
+ *   in `Atomics.wait` on the shared memory start() was given; the host writes the replies ready
+ *   within its turn there (maybe none; those that do not fit and later ones come the async way);
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
- * - start() resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`.
+ * - start(toolNames, config, program, sharedReplies?) resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`.
  */
 
 interface HostRef {
   apply(receiver: undefined, args: unknown[], options?: object): Promise<unknown>;
   applyIgnored(receiver: undefined, args: unknown[]): void;
-  applySyncPromise(receiver: undefined, args: unknown[]): unknown;
 }
 
 interface GuestConfig {
   maxLogBytes: number;
   maxResultBytes: number;
   maxArgBytes: number;
-  /** Submit calls with a crossing that waits (at most one host turn) for the replies; see `exchange`. */
-  syncCalls?: boolean;
+  /** Tools whose calls cross asynchronously from the start (they recently missed the host's turn). */
+  slowTools?: string[];
+  /** Longest wait for the host's answer in a synchronous crossing, ms. */
+  syncWaitMs?: number;
 }
 
 type Program = () => Promise<unknown>;
-export type GuestStart = (toolNamesJson: string, configJson: string, program: Program) => Promise<string>;
+export type GuestStart = (toolNamesJson: string, configJson: string, program: Program, sharedReplies?: SharedArrayBuffer) => Promise<string>;
 
 export function installGuest(
   submitRef: HostRef,
@@ -75,7 +78,14 @@ export function installGuest(
   const captureStackTrace = Error.captureStackTrace;
   const refApply = submitRef.apply;
   const refApplyIgnored = submitRef.applyIgnored;
-  const refApplySyncPromise = submitRef.applySyncPromise;
+  const atomicsStore = Atomics.store;
+  const atomicsLoad = Atomics.load;
+  const atomicsWait = Atomics.wait;
+  const atomicsCompareExchange = Atomics.compareExchange;
+  const fromCharCode = String.fromCharCode;
+  const Int32ArrayCtor = Int32Array;
+  const Uint16ArrayCtor = Uint16Array;
+  const now = Date.now;
   const RESOLVED = PromiseCtor.resolve();
   const parseIntCtor = parseInt;
   const stringIndexOf = String.prototype.indexOf;
@@ -511,25 +521,50 @@ export function installGuest(
   const slowTools = create(null) as Record<string, true | undefined>;
   let batchRecords: CallRecord[] = [];
   let batchHasFast = false;
+  // The synchronous crossing's memory (the host's SharedReplies): [state, length] and the replies as UTF-16.
+  // Views are made with the captured constructors, never derived (`subarray` would ask the
+  // program's species for a view of this memory).
+  let sharedBuffer: SharedArrayBuffer | undefined;
+  let sharedControl: Int32Array | undefined;
+  const WAITING = 1;
+  const ABANDONED = 3;
+  const DECODE_CHUNK = 8192;
+  const SHARED_HEADER_BYTES = 8;
+  /** Replies the host wrote into shared memory, or undefined if it never answered. */
+  const exchangeShared = ((buffer: SharedArrayBuffer, control: Int32Array, batch: string): string | undefined => {
+    reflectApply(atomicsStore, undefined, [control, 0, WAITING]);
+    hostSend(submitRef, [`S${batch}`]);
+    // A wake-up is no answer by itself: the host's notify for the previous crossing can land in this one's wait.
+    const deadline = (reflectApply(now, undefined, []) as number) + (config.syncWaitMs as number);
+    while (reflectApply(atomicsLoad, undefined, [control, 0]) === WAITING) {
+      const left = deadline - (reflectApply(now, undefined, []) as number);
+      if (left <= 0 || reflectApply(atomicsWait, undefined, [control, 0, WAITING, left]) === 'timed-out') {
+        if (reflectApply(atomicsCompareExchange, undefined, [control, 0, WAITING, ABANDONED]) === WAITING) return undefined;
+      }
+    }
+    const length = reflectApply(atomicsLoad, undefined, [control, 1]) as number;
+    let replies = '';
+    for (let at = 0; at < length; at += DECODE_CHUNK) {
+      const end = at + DECODE_CHUNK < length ? at + DECODE_CHUNK : length;
+      replies += reflectApply(fromCharCode, undefined, new Uint16ArrayCtor(buffer, SHARED_HEADER_BYTES + 2 * at, end - at)) as string;
+    }
+    return replies;
+  });
   const exchange = (function exchange(batch: string, submitted?: CallRecord[]): void {
     // Hybrid crossing: a tool answered within the host's turn (in-memory tools) comes back on
     // the same crossing, without the two thread hops of an async apply. The host bounds the wait
     // to one turn, so a slow tool holds no pool thread: its reply comes by the async path below.
     // Not once the program has returned: calls chained off unawaited ones would then run as one
     // microtask chain that never yields, and the run's end would wait for the call limit.
-    if (submitted !== undefined && config.syncCalls === true && !returned) {
-      let replies: unknown;
-      try {
-        replies = reflectApply(refApplySyncPromise, submitRef, [undefined, [`S${batch}`]]);
-      } catch {
-        return; // the run is ending (isolate disposed)
-      }
-      deliver(replies as string);
+    if (submitted !== undefined && sharedControl !== undefined && !returned) {
+      const replies = exchangeShared(sharedBuffer as SharedArrayBuffer, sharedControl, batch);
+      if (replies !== undefined) deliver(replies);
       // A tool that missed the turn would cost an extra crossing per call (1 ms I/O: ~5 %): its later calls go async.
       for (let i = 0; i < submitted.length; i++) {
         const record = submitted[i];
         slowTools[record.name] = record.settled ? undefined : true;
       }
+      // Replies still to come (slow tools, or more than the shared memory holds) come the async way.
       if (exchanges === 0 && (reflectApply(waitingSize, waiting, []) as number) > 0) exchange('');
       return;
     }
@@ -651,10 +686,16 @@ export function installGuest(
   // come from the code cache (sandbox/isolate-run.ts) instead of compiling lazily in each isolate.
 
   // Parenthesised: V8 compiles it eagerly, while the isolate waits in the pool.
-  const start = (async function start(toolNamesJson: string, configJson: string, program: Program): Promise<string> {
+  const start = (async function start(toolNamesJson: string, configJson: string, program: Program, sharedReplies?: SharedArrayBuffer): Promise<string> {
     if (started) return '0|E{"message":"Error: the isolate was already used","stack":""}';
     started = true;
     config = jsonParse(configJson) as GuestConfig;
+    if (sharedReplies !== undefined) {
+      sharedBuffer = sharedReplies;
+      sharedControl = new Int32ArrayCtor(sharedReplies, 0, 2);
+      const slow = config.slowTools;
+      if (slow !== undefined) for (let i = 0; i < slow.length; i++) slowTools[slow[i]] = true;
+    }
     defineProperty(G, 'tools', { value: buildTools(jsonParse(toolNamesJson) as string[]), writable: false, enumerable: false, configurable: false });
     let reply: string;
     try {

@@ -49,4 +49,20 @@ describe('slow tools and the sync crossing', () => {
     const again = await host.run('let s = 0; for (let i = 0; i < 3; i++) s += (await tools.later({})) + (await tools.now({})); return s;', { tools });
     expect(resultOf(again)).toBe(9);
   });
+
+  it('replies of every size around what one synchronous crossing carries arrive whole, alone and in bursts', async () => {
+    // Sizes in UTF-16 code units around 8 Ki (the crossing's 16 KiB), with characters of one, two and four UTF-8 bytes.
+    const text = (units: number): string => 'aé😀'.repeat(Math.ceil(units / 4)).slice(0, units).replace(/\uD83D$/, 'b');
+    const tools = { sized: (args: unknown) => text((args as { units: number }).units) };
+    const sizes = [1, 4000, 8150, 8170, 8180, 8190, 8200, 20_000, 100_000];
+    const sequential = await host.run(
+      `const out = []; for (const units of ${JSON.stringify(sizes)}) { const t = await tools.sized({ units }); out.push([t.length, t.slice(-3)]); } return out;`,
+      { tools },
+    );
+    expect(resultOf(sequential)).toEqual(sizes.map((units) => [units, text(units).slice(-3)]));
+    const burst = await host.run(`const all = await Promise.all(${JSON.stringify(sizes)}.map((units) => tools.sized({ units }))); return all.map((t) => t.length);`, { tools });
+    expect(resultOf(burst)).toEqual(sizes);
+    const exact = await host.run('const t = await tools.sized({ units: 100000 }); return t === ' + JSON.stringify(text(100_000)) + ';', { tools });
+    expect(resultOf(exact)).toBe(true);
+  });
 });

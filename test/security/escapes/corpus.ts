@@ -237,4 +237,22 @@ export const ESCAPE_CASES: readonly EscapeCase[] = [
    let transferred = 'no';
    try { await (tools.echo as any)({ value: sab }); transferred = 'yes'; } catch (e: any) { transferred = e.code; }
    return { ...report(), values: [Atomics.load(ia, 0), Atomics.load(ia, 1)], timedOut, transferred };`, 'ok', true),
+  C('the tool-call crossing memory is out of reach: typed-array and Atomics hooks see none of it', `const seen: string[] = [];
+   const TA: any = Object.getPrototypeOf(Uint16Array.prototype);
+   for (const name of ['length', 'buffer', 'byteOffset', 'byteLength']) {
+     const d = Object.getOwnPropertyDescriptor(TA, name)!;
+     Object.defineProperty(TA, name, { get() { if (this.buffer instanceof SharedArrayBuffer) seen.push('getter ' + name); return d.get!.call(this); }, configurable: true });
+   }
+   for (const C of [Uint16Array, Int32Array] as any[]) {
+     class Spy extends C { constructor(...args: any[]) { super(...args); if (args[0] instanceof SharedArrayBuffer) seen.push('species ' + C.name); } }
+     Object.defineProperty(C, Symbol.species, { get() { return Spy; }, configurable: true });
+     C.prototype.constructor = Spy;
+   }
+   for (const name of ['wait', 'load', 'store', 'compareExchange', 'notify']) { const f = (Atomics as any)[name]; (Atomics as any)[name] = (...args: any[]) => { seen.push('Atomics.' + name); return f(...args); }; }
+   const fromCharCode = String.fromCharCode; String.fromCharCode = (...codes: number[]) => { seen.push('fromCharCode'); return fromCharCode(...codes); };
+   const echoed: any[] = [];
+   for (const value of ['a', 'é😀'.repeat(5000), 'b']) echoed.push(((await tools.echo({ value })) as any).value.length);
+   echoed.push(...((await Promise.all([1, 2, 3].map((n) => tools.echo({ n })))) as any[]).map((e) => e.n));
+   if (seen.length > 0) throw new Error('reached: ' + seen.join(', '));
+   return { ...report(), echoed };`),
 ];

@@ -1,0 +1,60 @@
+/**
+ * The synchronous crossing (sandbox/isolate-run.ts, SharedReplies) at the
+ * isolate level: which calls miss the host's turn is reported once per
+ * tool, a tool named slow at the start never crosses synchronously, and
+ * replies are right whichever way they came.
+ */
+import { describe, expect, it } from 'vitest';
+import type { SandboxCallOutcome, SandboxRunRequest } from '../../src/sandbox-runtime.ts';
+import { prepareIsolate, runInIsolate, type RunControl } from '../../sandbox/isolate-run.ts';
+import { stripProgram } from '../../sandbox/strip-types.ts';
+import { resultOf, testLimits } from './harness.ts';
+
+const tools: Record<string, (i: number) => Promise<number>> = {
+  now: async (i) => i,
+  later: (i) => new Promise((resolve) => setTimeout(() => resolve(i), 2)),
+};
+
+async function run(code: string, options: RunControl): Promise<unknown> {
+  // No wall-clock bound in a test: a loaded machine's long host turn must not end a wait early.
+  const control: RunControl = { syncWaitMs: 600_000, ...options };
+  const stripped = await stripProgram(code, 'agent.ts');
+  if (!stripped.ok) throw new Error(stripped.failure.message);
+  const request: SandboxRunRequest = {
+    code,
+    toolNames: Object.keys(tools),
+    callTool: async (name, argsJson): Promise<SandboxCallOutcome> => ({ ok: true, valueJson: JSON.stringify(await tools[name]((JSON.parse(argsJson) as { i: number }).i)) }),
+    limits: testLimits,
+    signal: new AbortController().signal,
+  };
+  return resultOf(await runInIsolate(await prepareIsolate(testLimits.memoryMiB), stripped.js, request, control));
+}
+
+const PROGRAM = 'let s = 0; for (let i = 0; i < 5; i++) s += (await tools.now({ i })) + (await tools.later({ i })); return s;';
+
+describe('the synchronous crossing', () => {
+  it('reports a tool whose call missed the host turn, once, and never one that answered within it', async () => {
+    const slow: string[] = [];
+    expect(await run(PROGRAM, { syncCalls: true, onSlowTool: (name) => slow.push(name) })).toBe(20);
+    // Its later calls in the run crossed asynchronously: reported once.
+    expect(slow).toEqual(['later']);
+  });
+
+  it('a tool named slow at the start crosses asynchronously from its first call', async () => {
+    const slow: string[] = [];
+    expect(await run(PROGRAM, { syncCalls: true, slowTools: ['later'], onSlowTool: (name) => slow.push(name) })).toBe(20);
+    expect(slow).toEqual([]);
+  });
+
+  it('a guest that stops waiting at once still gets every reply, the asynchronous way', async () => {
+    // syncWaitMs 0: each crossing gives up before the host can answer, so the host's answer finds no waiter.
+    const code = `${PROGRAM.replace('return s;', '')} const all = await Promise.all(Array.from({ length: 20 }, (_, i) => tools.now({ i }))); return s + all.length;`;
+    for (let i = 0; i < 5; i++) expect(await run(code, { syncCalls: true, syncWaitMs: 0 })).toBe(40);
+  });
+
+  it('without the synchronous crossing nothing is reported', async () => {
+    const slow: string[] = [];
+    expect(await run(PROGRAM, { onSlowTool: (name) => slow.push(name) })).toBe(20);
+    expect(slow).toEqual([]);
+  });
+});
