@@ -512,6 +512,8 @@ export function installGuest(
   const waitingDelete = Map.prototype.delete;
   const waitingSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
   const MAX_BATCH = 256;
+  /** Calls in one batch up to which it may cross synchronously. */
+  const SYNC_MAX_CALLS = 16;
   let outbox = '';
   let batched = 0;
   let flushQueued = false;
@@ -582,7 +584,9 @@ export function installGuest(
   };
   const flushCalls = (function flushCalls(): void {
     const batch = outbox;
-    const submitted = batchHasFast ? batchRecords : undefined;
+    // A fan-out (Promise.all over many calls) goes the async way: blocked in a synchronous crossing,
+    // the guest could not hand over its next batch while the host works through this one.
+    const submitted = batchHasFast && batched <= SYNC_MAX_CALLS ? batchRecords : undefined;
     outbox = '';
     batched = 0;
     batchRecords = [];
