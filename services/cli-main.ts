@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
+import { leaveProcess } from '../sandbox/leave-process.ts';
 import type { JsonValue } from '../src/json.ts';
 import { configFileSchema } from './config-schema.ts';
 import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
@@ -134,11 +135,12 @@ async function serve(config: PtcConfig): Promise<void> {
     }
     firstSignalAt = performance.now();
     server.app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight runs');
+    // Not process.exit: in-process isolates may still be unwinding (sandbox/leave-process.ts).
     server.close().then(
-      () => process.exit(0),
+      () => leaveProcess(0),
       (error: unknown) => {
         server.app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        leaveProcess(1);
       },
     );
   };

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { leaveProcess } from '../sandbox/leave-process.ts';
 import type { McpLogger } from '../src/mcp/index.ts';
 import type { LogLevel, PtcConfig } from './config.ts';
 import { createCore } from './core.ts';
@@ -74,7 +75,11 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
   process.stdin.on('end', onEnd);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      void close(signal).then(() => process.exit(0));
+      // Not process.exit: in-process isolates may still be unwinding (sandbox/leave-process.ts).
+      void close(signal).then(() => {
+        process.stdin.destroy();
+        leaveProcess(0);
+      });
     });
   }
   await server.connect(transport);

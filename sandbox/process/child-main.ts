@@ -4,6 +4,7 @@
  * nested calls and log lines are relayed over IPC, the results relayed back.
  */
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import { leaveProcess } from '../leave-process.ts';
 import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage } from './protocol.ts';
 
 type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean }) => SandboxRuntime;
@@ -27,8 +28,20 @@ function send(message: ChildMessage): void {
 }
 
 // The parent is gone (closed or killed): nothing may outlive it. This is
-// also how the supervisor stops a child: it closes the IPC channel.
-process.on('disconnect', () => process.exit(0));
+// also how the supervisor stops a child: it closes the IPC channel. The runs
+// are cancelled and the isolates disposed first, then the process leaves
+// its event loop (see leave-process.ts: process.exit here would crash it).
+process.on('disconnect', () => void leave());
+
+async function leave(): Promise<void> {
+  for (const runId of runs.keys()) abortRun(runId);
+  try {
+    await runtime?.close();
+  } finally {
+    // A child whose runtime never started has set exit code 1.
+    leaveProcess(Number(process.exitCode ?? 0));
+  }
+}
 
 // A terminal's Ctrl-C (SIGINT) and systemd's KillMode=control-group (SIGTERM)
 // signal the whole process group. The server drains its in-flight runs on

@@ -2,8 +2,9 @@
  * Run by dispose-during-call.test.ts in a process of its own: 200 runs, each
  * cancelled by its own tool in the turn the tool answers, so the isolate is
  * disposed while the guest waits on a call's crossing. Prints the outcome
- * kinds, then exits: a process that deadlocks, or whose isolate threads never
- * end, never gets there.
+ * kinds, then leaves its event loop, which waits for every isolate to be gone
+ * (process.exit would not: see sandbox/leave-process.ts): a process that
+ * deadlocks, or whose isolate threads never end, never exits.
  */
 import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
 import { defineTool } from '../../src/define-tool.ts';
@@ -40,4 +41,3 @@ for (let i = 0; i < 200; i++) {
 }
 await codeMode.close();
 console.log(JSON.stringify(Object.fromEntries(outcomes)));
-process.exit(0);
