@@ -44,6 +44,14 @@ export interface InProcessRuntimeOptions {
    * many share the cores at once.
    */
   maxActiveRuns?: number;
+  /**
+   * Under a burst (several runs waiting for isolates), make each isolate's
+   * context and bootstrap on isolated-vm's thread pool, so isolates are made
+   * on every core while this thread serves the runs already going. Costlier
+   * in CPU (thread hops). Default true; a process runtime's child turns it
+   * off, as its sibling children already keep the other cores busy.
+   */
+  parallelPrepare?: boolean;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
   queueLimit?: number;
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
@@ -75,6 +83,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * availableParallelism()));
   const syncRunLimit = SYNC_RUNS_PER_CORE * availableParallelism();
+  const parallelPrepare = options.parallelPrepare ?? true;
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
   const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom();
@@ -138,7 +147,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     let prepared;
     starting++;
     try {
-      prepared = await pool.take(request.limits.memoryMiB, starting > 1);
+      prepared = await pool.take(request.limits.memoryMiB, parallelPrepare && starting > 1);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
     } finally {
