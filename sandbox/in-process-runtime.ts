@@ -96,6 +96,20 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
 
+  /**
+   * The spin switches of the runs crossing synchronously (RunControl.allowSpin). A guest spinning
+   * for its reply holds a core, so spinning is allowed only while fewer runs are in flight than
+   * cores: one core stays for this thread, which answers the calls.
+   */
+  const spinners = new Set<(allowed: boolean) => void>();
+  let spinAllowed = false;
+  const updateSpin = (): void => {
+    const allowed = active.size < availableParallelism();
+    if (allowed === spinAllowed) return;
+    spinAllowed = allowed;
+    for (const allowSpin of spinners) allowSpin(allowed);
+  };
+
   /** Whether a run may be computing: it is not while one of its tool calls is in flight. */
   interface Activity {
     active: boolean;
@@ -165,6 +179,12 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       : { touched: () => budget.touch(ticket) };
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
+    const { allowSpin } = control;
+    if (allowSpin !== undefined) {
+      spinners.add(allowSpin);
+      allowSpin(spinAllowed);
+      void outcome.then(() => spinners.delete(allowSpin));
+    }
     return outcome;
   };
 
@@ -174,8 +194,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     activeRuns++;
     const run = runOnce(counted(request, activity), ticket);
     active.add(run);
+    updateSpin();
     void run.finally(() => {
       active.delete(run);
+      updateSpin();
       setActive(activity, false);
       activity.ended = true;
       budget.release(ticket);

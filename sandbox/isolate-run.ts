@@ -43,8 +43,8 @@ interface SharedReplies {
 const DEFAULT_SYNC_WAIT_MS = 100;
 const SHARED_WAITING = 1;
 const SHARED_ANSWERED = 2;
-/** Control words before the text: state, text length (Int32 each, 8 bytes keeps the text aligned). */
-const SHARED_HEADER_BYTES = 8;
+/** Control words before the text (Int32 each): state, text length, spin allowed, unused. */
+const SHARED_HEADER_BYTES = 16;
 /**
  * Bytes of replies one synchronous crossing carries: page-sized results of in-memory tools fit;
  * bigger batches go the asynchronous way. Allocated per run, so it stays small: a thousand runs
@@ -59,7 +59,7 @@ export function createSharedReplies(): SharedArrayBuffer {
 
 function sharedReplies(buffer: SharedArrayBuffer): SharedReplies {
   return {
-    control: new Int32Array(buffer, 0, 2),
+    control: new Int32Array(buffer, 0, 3),
     text: Buffer.from(buffer, SHARED_HEADER_BYTES),
     capacity: (buffer.byteLength - SHARED_HEADER_BYTES) >> 1,
   };
@@ -328,6 +328,13 @@ export interface RunControl {
   syncWaitMs?: number;
   /** Called when a call of `name` crossed synchronously and missed the host's turn. */
   onSlowTool?: (name: string) => void;
+  /**
+   * Set by {@link runInIsolate} when the run starts, for a synchronous crossing: whether the
+   * guest may spin on the shared state for a moment (~0.2 ms) before blocking. Spinning saves
+   * the thread wake-up of each call, but holds a core: allow it only while cores are spare.
+   * Off until set.
+   */
+  allowSpin?: (allowed: boolean) => void;
 }
 
 /**
@@ -375,6 +382,10 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
 
   const touched = control?.touched ?? ((): void => undefined);
   const shared = control?.syncCalls === true ? createSharedReplies() : undefined;
+  if (shared !== undefined && control !== undefined) {
+    const spin = new Int32Array(shared, 8, 1);
+    control.allowSpin = (allowed) => void Atomics.store(spin, 0, allowed ? 1 : 0);
+  }
   prepared.bind({
     touch: touched,
     sharedReplies: shared,

@@ -15,9 +15,11 @@ const tools: Record<string, (i: number) => Promise<number>> = {
   later: (i) => new Promise((resolve) => setTimeout(() => resolve(i), 2)),
 };
 
-async function run(code: string, options: RunControl): Promise<unknown> {
+/** `spin`: allow the guest to spin before it blocks (the runtime does so while cores are spare). */
+async function run(code: string, options: RunControl, spin = false): Promise<unknown> {
   // No wall-clock bound in a test: a loaded machine's long host turn must not end a wait early.
-  const control: RunControl = { syncWaitMs: 600_000, ...options };
+  const control = options;
+  control.syncWaitMs ??= 600_000;
   const stripped = await stripProgram(code, 'agent.ts');
   if (!stripped.ok) throw new Error(stripped.failure.message);
   const request: SandboxRunRequest = {
@@ -27,7 +29,12 @@ async function run(code: string, options: RunControl): Promise<unknown> {
     limits: testLimits,
     signal: new AbortController().signal,
   };
-  return resultOf(await runInIsolate(await prepareIsolate(testLimits.memoryMiB), stripped.js, request, control));
+  const outcome = runInIsolate(await prepareIsolate(testLimits.memoryMiB), stripped.js, request, control);
+  if (spin) {
+    expect(control.allowSpin).toBeTypeOf('function');
+    control.allowSpin?.(true);
+  }
+  return resultOf(await outcome);
 }
 
 const PROGRAM = 'let s = 0; for (let i = 0; i < 5; i++) s += (await tools.now({ i })) + (await tools.later({ i })); return s;';
@@ -52,9 +59,21 @@ describe('the synchronous crossing', () => {
     for (let i = 0; i < 5; i++) expect(await run(code, { syncCalls: true, syncWaitMs: 0 })).toBe(40);
   });
 
-  it('without the synchronous crossing nothing is reported', async () => {
+  it('a guest allowed to spin gets the same replies, and the same tool is reported', async () => {
+    for (let i = 0; i < 5; i++) {
+      const slow: string[] = [];
+      expect(await run(PROGRAM, { syncCalls: true, onSlowTool: (name) => slow.push(name) }, true)).toBe(20);
+      expect(slow).toEqual(['later']);
+    }
+    const code = `${PROGRAM.replace('return s;', '')} const all = await Promise.all(Array.from({ length: 20 }, (_, i) => tools.now({ i }))); return s + all.length;`;
+    expect(await run(code, { syncCalls: true, syncWaitMs: 0 }, true)).toBe(40);
+  });
+
+  it('without the synchronous crossing nothing is reported, and there is no spin switch', async () => {
     const slow: string[] = [];
-    expect(await run(PROGRAM, { onSlowTool: (name) => slow.push(name) })).toBe(20);
+    const control: RunControl = { onSlowTool: (name) => slow.push(name) };
+    expect(await run(PROGRAM, control)).toBe(20);
     expect(slow).toEqual([]);
+    expect(control.allowSpin).toBeUndefined();
   });
 });
