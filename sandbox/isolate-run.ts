@@ -45,6 +45,8 @@ const SHARED_WAITING = 1;
 const SHARED_ANSWERED = 2;
 /** Control words before the text (Int32 each): state, text length, spin allowed, unused. */
 const SHARED_HEADER_BYTES = 16;
+/** The control word that allows the guest to spin before it blocks (RunControl.allowSpin). */
+const SHARED_SPIN_WORD = 2;
 /**
  * Bytes of replies one synchronous crossing carries: page-sized results of in-memory tools fit;
  * bigger batches go the asynchronous way. Allocated per run, so it stays small: a thousand runs
@@ -383,8 +385,8 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   const touched = control?.touched ?? ((): void => undefined);
   const shared = control?.syncCalls === true ? createSharedReplies() : undefined;
   if (shared !== undefined && control !== undefined) {
-    const spin = new Int32Array(shared, 8, 1);
-    control.allowSpin = (allowed) => void Atomics.store(spin, 0, allowed ? 1 : 0);
+    const words = new Int32Array(shared, 0, SHARED_SPIN_WORD + 1);
+    control.allowSpin = (allowed) => void Atomics.store(words, SHARED_SPIN_WORD, allowed ? 1 : 0);
   }
   prepared.bind({
     touch: touched,
