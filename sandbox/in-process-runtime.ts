@@ -81,8 +81,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
   const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
-  const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * availableParallelism()));
-  const syncRunLimit = SYNC_RUNS_PER_CORE * availableParallelism();
+  // Read once: each call asks the kernel for the process's CPU affinity.
+  const cores = availableParallelism();
+  const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));
+  const syncRunLimit = SYNC_RUNS_PER_CORE * cores;
   const parallelPrepare = options.parallelPrepare ?? true;
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
@@ -104,7 +106,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const spinners = new Set<(allowed: boolean) => void>();
   let spinAllowed = false;
   const updateSpin = (): void => {
-    const allowed = active.size < availableParallelism();
+    const allowed = active.size < cores;
     if (allowed === spinAllowed) return;
     spinAllowed = allowed;
     for (const allowSpin of spinners) allowSpin(allowed);
