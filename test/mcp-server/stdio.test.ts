@@ -116,3 +116,41 @@ describe('ptc mcp when the client closes stdin right after writing', () => {
     expect(answers[1].result.structuredContent).toEqual({ logs: [], result: 42 });
   });
 });
+
+describe('ptc mcp on SIGTERM while programs compute', () => {
+  it('cancels them past the grace period and exits 0, not by a signal', { timeout: 60_000 }, async () => {
+    const RUNS = 4;
+    await writeFile(join(dir, 'grace.config.json'), JSON.stringify({ shutdownGraceMs: 100 }));
+    const child = spawn(
+      nodeBin,
+      ['--no-node-snapshot', cliPath, 'mcp', '--config', join(dir, 'grace.config.json'), '--workspace', join(dir, 'ws3'), '--data', join(dir, 'data3'), '--runtime', 'in-process', '--log-level', 'silent'],
+      { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '' } },
+    );
+    const exited = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, signal) => resolve([code, signal])));
+    // Each call's progress notifications come while its program runs: after its second (the call ended), it spins.
+    let progress = 0;
+    const spinning = new Promise<void>((resolve) => {
+      let buffered = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) if ((JSON.parse(line) as { method?: string }).method === 'notifications/progress' && ++progress === 2 * RUNS) resolve();
+      });
+    });
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ...Array.from({ length: RUNS }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: 2 + i,
+        method: 'tools/call',
+        params: { name: 'run_code', arguments: { code: "await tools.glob({ pattern: '*' });\nwhile (true) {}" }, _meta: { progressToken: `p${i}` } },
+      })),
+    ];
+    child.stdin.write(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
+    await spinning;
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([0, null]);
+  });
+});
