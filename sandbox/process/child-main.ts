@@ -31,16 +31,14 @@ function send(message: ChildMessage): void {
 // also how the supervisor stops a child: it closes the IPC channel. The runs
 // are cancelled and the isolates disposed first, then the process leaves
 // its event loop (see leave-process.ts: process.exit here would crash it).
-process.on('disconnect', () => void leave());
+process.on('disconnect', () => void leave().catch(() => undefined));
 
 async function leave(): Promise<void> {
+  // Armed first: with no parent left to kill it, a close that never ends must not keep this process alive.
+  // A child whose runtime never started has set exit code 1.
+  leaveProcess(Number(process.exitCode ?? 0));
   for (const runId of runs.keys()) abortRun(runId);
-  try {
-    await runtime?.close();
-  } finally {
-    // A child whose runtime never started has set exit code 1.
-    leaveProcess(Number(process.exitCode ?? 0));
-  }
+  await runtime?.close();
 }
 
 // A terminal's Ctrl-C (SIGINT) and systemd's KillMode=control-group (SIGTERM)
