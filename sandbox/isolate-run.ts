@@ -61,7 +61,7 @@ export function createSharedReplies(): SharedArrayBuffer {
 
 function sharedReplies(buffer: SharedArrayBuffer): SharedReplies {
   return {
-    control: new Int32Array(buffer, 0, 3),
+    control: new Int32Array(buffer, 0, 2),
     text: Buffer.from(buffer, SHARED_HEADER_BYTES),
     capacity: (buffer.byteLength - SHARED_HEADER_BYTES) >> 1,
   };
