@@ -7,6 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
+import { createIsolateFactory } from './isolate-factory.ts';
 import { runInIsolate, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
@@ -45,11 +46,11 @@ export interface InProcessRuntimeOptions {
    */
   maxActiveRuns?: number;
   /**
-   * Under a burst (several runs waiting for isolates), make each isolate's
-   * context and bootstrap on isolated-vm's thread pool, so isolates are made
-   * on every core while this thread serves the runs already going. Costlier
-   * in CPU (thread hops). Default true; a process runtime's child turns it
-   * off, as its sibling children already keep the other cores busy.
+   * Under a burst (several runs waiting for isolates), construct each isolate on helper isolates,
+   * one per core (isolate-factory.ts), and make its context and bootstrap on isolated-vm's thread
+   * pool, so isolates are made on every core while this thread serves the runs already going.
+   * Costlier in CPU (thread hops). Default true; a process runtime's child turns it off, as its
+   * sibling children already keep the other cores busy.
    */
   parallelPrepare?: boolean;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
@@ -74,7 +75,8 @@ export interface InProcessRuntimeOptions {
 const SYNC_RUNS_PER_CORE = 4;
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
-  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128);
+  const parallelPrepare = options.parallelPrepare ?? true;
+  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128, parallelPrepare ? createIsolateFactory() : undefined);
   const slowTools = new SlowTools();
   const budget = new MemoryBudget(
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
@@ -85,7 +87,6 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const cores = availableParallelism();
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));
   const syncRunLimit = SYNC_RUNS_PER_CORE * cores;
-  const parallelPrepare = options.parallelPrepare ?? true;
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
   const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom();
@@ -163,7 +164,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     let prepared;
     starting++;
     try {
-      prepared = await pool.take(request.limits.memoryMiB, parallelPrepare && starting > 1);
+      prepared = await pool.take(request.limits.memoryMiB, starting > 1);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
     } finally {

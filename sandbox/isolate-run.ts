@@ -7,6 +7,7 @@
 import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
 import { guestSource } from './guest-source.ts';
+import type { IsolateFactory } from './isolate-factory.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
 /** What the host answers to the guest; set per run, before the program starts. */
@@ -90,22 +91,23 @@ export interface PreparedIsolate {
 
 /**
  * Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it.
- * `offThread`: make the context and evaluate the bootstrap on isolated-vm's
- * thread pool instead of this thread. Costlier in CPU (thread hops), but
- * isolates prepared this way are made in parallel on every core while this
- * thread serves other work: the runtimes use it under a burst.
+ * With a `factory`, the isolate is constructed on its helpers and the context
+ * and bootstrap are made on isolated-vm's thread pool: costlier in CPU
+ * (thread hops), but isolates prepared this way are made in parallel on
+ * every core while this thread serves other work. The runtimes use it under
+ * a burst.
  */
-export async function prepareIsolate(memoryMiB: number, offThread = false): Promise<PreparedIsolate> {
+export async function prepareIsolate(memoryMiB: number, factory?: IsolateFactory): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
-  const isolate = new ivm.Isolate({
-    memoryLimit: memoryMiB,
-    onCatastrophicError: (message) => bindings?.catastrophe(message),
-  });
+  const onCatastrophicError = (message: string): void => bindings?.catastrophe(message);
+  const offThread = factory !== undefined;
+  const made = offThread ? await factory.make(memoryMiB, onCatastrophicError) : undefined;
+  const isolate = made?.isolate ?? new ivm.Isolate({ memoryLimit: memoryMiB, onCatastrophicError });
   try {
-    // Synchronous unless offThread: preparing runs only our bootstrap, and each thread-pool hop of
-    // the async variants costs more CPU than the step itself.
-    const context = offThread ? await isolate.createContext() : isolate.createContextSync();
+    // Synchronous without a factory: preparing runs only our bootstrap, and each thread-pool hop
+    // of the async variants costs more CPU than the step itself.
+    const context = made?.context ?? isolate.createContextSync();
     const never = new Promise<string>(() => undefined);
     // Replies travel back as the answer to the guest's latest submit (see the guest's wire protocol):
     // a host→isolate call per reply costs far more than settling a promise isolated-vm already awaits.

@@ -9,15 +9,16 @@
  * its runs' ends); after 5 s without such a miss the target halves back
  * towards `size`, discarding the surplus (an idle isolate holds ~1.5 MiB).
  */
+import type { IsolateFactory } from './isolate-factory.ts';
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 
 export interface WarmPool {
   /**
    * A prepared isolate of `memoryMiB`: from the pool when it matches, else
    * made now. `crowded` (other runs are waiting for isolates too) means a
-   * burst: the isolate is then prepared off this thread, so a burst's
-   * isolates are made in parallel. A lone miss prepares on this thread,
-   * which costs less CPU.
+   * burst: the isolate is then made by `factory` (when the pool has one), so
+   * a burst's isolates are made in parallel. A lone miss prepares on this
+   * thread, which costs less CPU.
    */
   take(memoryMiB: number, crowded?: boolean): Promise<PreparedIsolate>;
   /**
@@ -34,7 +35,7 @@ export interface WarmPool {
 const GROWTH_LIMIT = 16;
 const SHRINK_AFTER_MS = 5_000;
 
-export function createWarmPool(size: number, memoryMiB: number): WarmPool {
+export function createWarmPool(size: number, memoryMiB: number, factory?: IsolateFactory): WarmPool {
   const idle: PreparedIsolate[] = [];
   let target = size;
   let lastMiss = 0;
@@ -83,7 +84,7 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
         if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
         lastMiss = performance.now();
       }
-      return prepareIsolate(wanted, crowded);
+      return prepareIsolate(wanted, crowded ? factory : undefined);
     },
     refill,
     filled() {
@@ -93,6 +94,7 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
     close() {
       closed = true;
       for (const prepared of idle.splice(0)) discardIsolate(prepared);
+      factory?.close();
       settleWaiters();
     },
   };
