@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
-import { createIsolateFactory } from './isolate-factory.ts';
+import { isolateFactory } from './isolate-factory.ts';
 import { runInIsolate, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
@@ -76,7 +76,7 @@ const SYNC_RUNS_PER_CORE = 4;
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
   const parallelPrepare = options.parallelPrepare ?? true;
-  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128, parallelPrepare ? createIsolateFactory() : undefined);
+  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128, parallelPrepare ? isolateFactory() : undefined);
   const slowTools = new SlowTools();
   const budget = new MemoryBudget(
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,

@@ -9,8 +9,14 @@
  * and its context on isolated-vm's thread pool and hands both handles back
  * (isolated-vm handles are transferable). Calls alternate between helpers,
  * so construction runs on every core at once. No program ever runs in a
- * helper. Helpers are made on first use: a runtime that never sees a burst
- * never pays for them.
+ * helper.
+ *
+ * One factory per process, made on first use (a process that never sees a
+ * burst never pays for it), and never disposed: an isolate keeps calling
+ * into the helper that made it (its `onCatastrophicError` handler lives
+ * there), and isolated-vm crashes the process (SIGSEGV in
+ * `IsolateHolder::ScheduleTask`) when it settles a call in a disposed
+ * isolate. The helpers hold about 2 MiB together.
  */
 import { availableParallelism } from 'node:os';
 import ivm from 'isolated-vm';
@@ -18,8 +24,6 @@ import ivm from 'isolated-vm';
 export interface IsolateFactory {
   /** A new isolate of `memoryMiB` heap and a context in it; `onCatastrophicError` as isolated-vm's option. */
   make(memoryMiB: number, onCatastrophicError: (message: string) => void): Promise<{ isolate: ivm.Isolate; context: ivm.Context }>;
-  /** Disposes the helpers; isolates already made are unaffected. */
-  close(): void;
 }
 
 // The helper's only code. A synchronous isolated-vm call on another isolate is refused inside an
@@ -38,26 +42,28 @@ const MAKE = `(async function make(memoryLimit, onCatastrophe) {
 /** Heap of a helper, MiB: it holds only `MAKE` and the handles in flight. */
 const HELPER_MEMORY_MIB = 16;
 
-interface Helper {
-  isolate: ivm.Isolate;
-  make: ivm.Reference<unknown>;
+let shared: IsolateFactory | undefined;
+
+/** This process's factory, with one helper per core. */
+export function isolateFactory(): IsolateFactory {
+  shared ??= createIsolateFactory(availableParallelism());
+  return shared;
 }
 
-export function createIsolateFactory(helperCount = availableParallelism()): IsolateFactory {
-  const helpers: Helper[] = [];
+function createIsolateFactory(helperCount: number): IsolateFactory {
+  const helpers: ivm.Reference<unknown>[] = [];
   let next = 0;
-  let closed = false;
 
-  const helper = (): Helper => {
+  const helper = (): ivm.Reference<unknown> => {
     if (helpers.length < helperCount) {
       const isolate = new ivm.Isolate({ memoryLimit: HELPER_MEMORY_MIB });
       try {
         const context = isolate.createContextSync();
         context.global.setSync('ivm', ivm);
-        const make = context.evalSync(MAKE, { reference: true }) as ivm.Reference<unknown>;
-        helpers.push({ isolate, make });
+        helpers.push(context.evalSync(MAKE, { reference: true }) as ivm.Reference<unknown>);
       } catch (error) {
-        if (!isolate.isDisposed) isolate.dispose();
+        // Nothing was made by this helper yet: disposing it is safe.
+        isolate.dispose();
         throw error;
       }
       return helpers[helpers.length - 1];
@@ -68,16 +74,11 @@ export function createIsolateFactory(helperCount = availableParallelism()): Isol
 
   return {
     async make(memoryMiB, onCatastrophicError) {
-      if (closed) throw new Error('the isolate factory is closed');
       const onCatastrophe = new ivm.Reference((message: unknown) => onCatastrophicError(String(message)));
-      const [isolate, context] = (await helper().make.apply(undefined, [memoryMiB, onCatastrophe], {
+      const [isolate, context] = (await helper().apply(undefined, [memoryMiB, onCatastrophe], {
         result: { promise: true, copy: true },
       })) as [ivm.Isolate, ivm.Context];
       return { isolate, context };
-    },
-    close() {
-      closed = true;
-      for (const { isolate } of helpers.splice(0)) if (!isolate.isDisposed) isolate.dispose();
     },
   };
 }

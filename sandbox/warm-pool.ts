@@ -94,7 +94,6 @@ export function createWarmPool(size: number, memoryMiB: number, factory?: Isolat
     close() {
       closed = true;
       for (const prepared of idle.splice(0)) discardIsolate(prepared);
-      factory?.close();
       settleWaiters();
     },
   };
