@@ -451,6 +451,11 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   );
   signal.addEventListener('abort', onAbort, { once: true });
   if (signal.aborted) onAbort();
+  try {
+    request.onStart?.();
+  } catch {
+    // the caller's notice; the run goes on without it
+  }
 
   try {
     const reply = await Promise.race([execute(prepared, js, filename, request, shared, control, touched), forcedPromise.then(() => undefined)]);

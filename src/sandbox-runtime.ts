@@ -73,6 +73,12 @@ export interface SandboxRunRequest {
   signal: AbortSignal;
   /** Each console line as it is logged (after formatting). */
   onLog?(line: string): void;
+  /**
+   * Called once, when the program starts running: its `limits.timeoutMs`
+   * counts from here. A run that waits for headroom or an isolate first is
+   * not yet started; one that never starts never calls it.
+   */
+  onStart?(): void;
 }
 
 export type SandboxRunOutcome =

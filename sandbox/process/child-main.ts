@@ -109,6 +109,8 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
             send({ type: 'call', runId, callSeq, name, argsJson });
           }),
         onLog: (line: string) => send({ type: 'log', runId, line }),
+        // The parent times the run from here: it may have waited here for headroom or an isolate.
+        onStart: () => send({ type: 'started', runId }),
       })
     : Promise.resolve(crashed('the sandbox process took a run before its runtime was ready'));
   outcome

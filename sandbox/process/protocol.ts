@@ -52,10 +52,11 @@ export type ChildMessage =
   | { type: 'init-failed'; message: string }
   | { type: 'call'; runId: number; callSeq: number; name: string; argsJson: string }
   | { type: 'log'; runId: number; line: string }
+  | { type: 'started'; runId: number }
   | { type: 'done'; runId: number; outcome: DoneOutcome }
   | { type: 'pong'; seq: number; rssBytes: number; budget?: ChildBudgetReport };
 
-const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'done', 'pong']);
+const childTypes = new Set(['ready', 'init-failed', 'call', 'log', 'started', 'done', 'pong']);
 
 /**
  * Sends the first message of a turn at once (a lone message, such as a
@@ -112,6 +113,6 @@ export function isChildMessage(message: unknown): message is ChildMessage {
   if (typeof message !== 'object' || message === null) return false;
   const { type, runId } = message as { type?: unknown; runId?: unknown };
   if (typeof type !== 'string' || !childTypes.has(type)) return false;
-  if (type === 'call' || type === 'log' || type === 'done') return typeof runId === 'number';
+  if (type === 'call' || type === 'log' || type === 'started' || type === 'done') return typeof runId === 'number';
   return true;
 }

@@ -31,6 +31,8 @@ interface InFlightRun {
   /** Every line relayed so far, in order: the run's logs (`done` carries none), kept when its process dies. */
   logs: string[];
   resolve(outcome: SandboxRunOutcome): void;
+  /** Whether the child has started the program (`started`): the deadline below counts from then. */
+  started?: boolean;
   deadline: NodeJS.Timeout;
   abortGrace?: NodeJS.Timeout;
   onAbort(): void;
@@ -177,16 +179,15 @@ export class SandboxChild {
         callsInFlight: 0,
         logs: [],
         resolve,
+        // Until the child says the program started, the run may wait there for headroom (at most
+        // queueTimeoutMs, then it fails busy) or for an isolate: that wait is no reason to kill.
         deadline: setTimeout(
           () =>
-            this.kill('the sandbox process was killed because another program in it did not stop at its deadline; run it again', {
+            this.kill('the sandbox process was replaced because it stopped starting programs; run it again', {
               runId,
-              failure: {
-                kind: 'timeout',
-                message: `the program did not stop at its ${limits.timeoutMs} ms deadline; its sandbox process was killed`,
-              },
+              failure: { kind: 'crashed', message: 'the sandbox process did not start the program in time and was replaced; run it again' },
             }),
-          limits.timeoutMs + this.#options.killGraceMs,
+          this.#options.queueTimeoutMs + limits.timeoutMs + this.#options.killGraceMs,
         ),
         onAbort: () => this.#abort(runId),
       };
@@ -265,12 +266,32 @@ export class SandboxChild {
         run.request.onLog?.(message.line);
         return;
       }
+      case 'started':
+        this.#started(message.runId);
+        return;
       case 'done': {
         const run = this.#runs.get(message.runId);
         if (run) this.#finish(message.runId, { ...message.outcome, logs: run.logs } as SandboxRunOutcome);
         return;
       }
     }
+  }
+
+  /** The program started in the child: from now on it has its deadline, then the grace, before the child is killed. */
+  #started(runId: number): void {
+    const run = this.#runs.get(runId);
+    if (!run || run.started) return;
+    run.started = true;
+    clearTimeout(run.deadline);
+    const { timeoutMs } = run.request.limits;
+    run.deadline = setTimeout(
+      () =>
+        this.kill('the sandbox process was killed because another program in it did not stop at its deadline; run it again', {
+          runId,
+          failure: { kind: 'timeout', message: `the program did not stop at its ${timeoutMs} ms deadline; its sandbox process was killed` },
+        }),
+      timeoutMs + this.#options.killGraceMs,
+    );
   }
 
   #relayCall(runId: number, callSeq: number, name: string, argsJson: string): void {

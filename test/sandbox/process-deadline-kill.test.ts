@@ -33,6 +33,21 @@ describe('process runtime: the parent’s deadline is authoritative', () => {
     expect(runtime.status()).toMatchObject({ children: 1, busy: 0, restarts: 1 });
   });
 
+  it('times a run queued in the child from its start there, not from when it was sent', async () => {
+    // One computing run per child: the second waits in the child until the first is stopped. Sent at
+    // once, the second's deadline + grace (2 s) passes while it still waits: that is no reason to kill.
+    runtime = processRuntime({ ...options, killGraceMs: 1_000, maxActiveRuns: 1, queueTimeoutMs: 30_000 });
+    await runtime.ready();
+    const first = runtime.run(request('while (true) {}', { limits: { ...limits, timeoutMs: 3_000 } }));
+    const second = runtime.run(request('while (true) {}', { limits: { ...limits, timeoutMs: 1_000 } }));
+    const third = runtime.run(request('return 1 + 1'));
+    const stoppedByChild = (ms: number) => ({ ok: false, failure: { kind: 'timeout', message: expect.stringContaining(`ran longer than ${ms} ms`) } });
+    expect(await first).toMatchObject(stoppedByChild(3_000));
+    expect(await second).toMatchObject(stoppedByChild(1_000));
+    // All three ran in the one child: none was failed by a kill (the child retires after its timeouts, by design).
+    expect(await third).toMatchObject({ ok: true, resultJson: '2' });
+  });
+
   it('retires a child whose isolate outlives the run (a builtin the isolate timeout cannot stop)', async () => {
     runtime = processRuntime(options);
     await runtime.ready();
