@@ -47,7 +47,7 @@ export interface InProcessRuntimeOptions {
   maxActiveRuns?: number;
   /**
    * Under a burst (several runs waiting for isolates), construct each isolate on helper isolates,
-   * one per core (isolate-factory.ts), and make its context and bootstrap on isolated-vm's thread
+   * one per core, at most 8 (isolate-factory.ts), and make its context and bootstrap on isolated-vm's thread
    * pool, so isolates are made on every core while this thread serves the runs already going.
    * Costlier in CPU (thread hops). Default true; a process runtime's child turns it off, as its
    * sibling children already keep the other cores busy.

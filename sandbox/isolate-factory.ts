@@ -1,11 +1,11 @@
 /**
  * Constructs isolates off this thread. `new ivm.Isolate` is synchronous: it
- * sets up a V8 heap and the default context isolated-vm keeps, about half
- * the cost of preparing an isolate. Made on this thread, a burst's isolates
- * are made one after another while the other cores idle.
+ * sets up a V8 heap and the default context isolated-vm keeps, most of the
+ * cost of preparing an isolate. Made on this thread, a burst's isolates are
+ * made one after another while the other cores idle.
  *
- * So the factory keeps a few helper isolates, one per core. Each holds the
- * isolated-vm module and runs only `MAKE` below: it constructs the isolate
+ * So the factory keeps a few helper isolates, one per core (at most 8). Each
+ * holds the isolated-vm module and runs only `MAKE` below: it constructs the isolate
  * and its context on isolated-vm's thread pool and hands both handles back
  * (isolated-vm handles are transferable). Calls alternate between helpers,
  * so construction runs on every core at once. No program ever runs in a
@@ -16,7 +16,7 @@
  * into the helper that made it (its `onCatastrophicError` handler lives
  * there), and isolated-vm crashes the process (SIGSEGV in
  * `IsolateHolder::ScheduleTask`) when it settles a call in a disposed
- * isolate. The helpers hold about 2 MiB together.
+ * isolate. A helper holds about 1.2 MiB.
  */
 import { availableParallelism } from 'node:os';
 import ivm from 'isolated-vm';
@@ -44,9 +44,12 @@ const HELPER_MEMORY_MIB = 16;
 
 let shared: IsolateFactory | undefined;
 
-/** This process's factory, with one helper per core. */
+/** Helpers at most, whatever the core count: each holds about 1.2 MiB, and 8 constructors at once outrun a burst's other work. */
+const MAX_HELPERS = 8;
+
+/** This process's factory, with one helper per core (up to {@link MAX_HELPERS}). */
 export function isolateFactory(): IsolateFactory {
-  shared ??= createIsolateFactory(availableParallelism());
+  shared ??= createIsolateFactory(Math.min(MAX_HELPERS, availableParallelism()));
   return shared;
 }
 
