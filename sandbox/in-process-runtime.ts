@@ -164,7 +164,9 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     let prepared;
     starting++;
     try {
-      prepared = await pool.take(request.limits.memoryMiB, starting > 1);
+      // A burst is runs waiting for isolates, or for admission: admitted one at a time as others reach
+      // their first tool call, a burst's runs would each find the others gone and prepare on this thread.
+      prepared = await pool.take(request.limits.memoryMiB, starting > 1 || queue.size > 0);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
     } finally {

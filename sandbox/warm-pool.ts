@@ -15,10 +15,10 @@ import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-
 export interface WarmPool {
   /**
    * A prepared isolate of `memoryMiB`: from the pool when it matches, else
-   * made now. `crowded` (other runs are waiting for isolates too) means a
-   * burst: the isolate is then made by `factory` (when the pool has one), so
-   * a burst's isolates are made in parallel. A lone miss prepares on this
-   * thread, which costs less CPU.
+   * made now. `crowded` (other runs are waiting for isolates or for
+   * admission) means a burst: the isolate is then made by `factory` (when
+   * the pool has one), so a burst's isolates are made in parallel. A lone
+   * miss prepares on this thread, which costs less CPU.
    */
   take(memoryMiB: number, crowded?: boolean): Promise<PreparedIsolate>;
   /**

@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
 import { isolateFactory } from '../../sandbox/isolate-factory.ts';
 import { createFakeHost, resultOf } from './harness.ts';
@@ -52,6 +52,21 @@ describe('a burst on the in-process runtime', () => {
       );
       expect(outcomes.map(resultOf)).toEqual(Array.from({ length: 12 }, (_, i) => [i, 'undefined']));
     } finally {
+      await host.close();
+    }
+  });
+
+  it('counts runs waiting for admission as a burst: their isolates come from the factory, not from this thread', async () => {
+    // One computing run at a time: the burst is admitted one run after another, as each reaches its tool call.
+    const host = createFakeHost(createInProcessRuntime({ warmPoolSize: 0, warmPoolMemoryMiB: 32, maxActiveRuns: 1 }));
+    const make = vi.spyOn(isolateFactory(), 'make');
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 4 }, (_, i) => host.run(`return (await tools.echo({ i: ${i} })).i;`, { tools: { echo: (args) => args } })));
+      expect(outcomes.map(resultOf)).toEqual([0, 1, 2, 3]);
+      // Each of the first three started while others still waited for admission; the last started alone.
+      expect(make).toHaveBeenCalledTimes(3);
+    } finally {
+      make.mockRestore();
       await host.close();
     }
   });
