@@ -16,7 +16,7 @@ import { createFakeHost, resultOf } from './harness.ts';
 const MiB = 1024 * 1024;
 
 describe('isolateFactory', () => {
-  it('makes isolates with the heap asked for, on every helper, that run code', async () => {
+  it('makes isolates with the heap asked for, that run code', async () => {
     const made = await Promise.all([48, 48, 96, 96].map((mib) => isolateFactory().make(mib, () => undefined)));
     try {
       for (const [i, { isolate, context }] of made.entries()) {
