@@ -1,6 +1,7 @@
 /**
- * `npm run bench` (node --no-node-snapshot bench/index.ts [--only <name>]):
+ * `npm run bench` (node --no-node-snapshot bench/index.ts [--only <name>] [section flags]):
  * runs every section below in order, or just the one named by `--only`.
+ * Other flags reach the sections (for example `--only capacity --repeat 5`).
  * Sections print figures; none asserts times.
  *
  * Each section runs in a fresh process of its own, so no section's figures
@@ -42,6 +43,12 @@ function selected(argv: readonly string[]): BenchSection[] {
   return [section];
 }
 
+/** The arguments meant for the sections: all but `--only <name>`. */
+function sectionFlags(argv: readonly string[]): string[] {
+  const at = argv.indexOf('--only');
+  return at < 0 ? [...argv] : [...argv.slice(0, at), ...argv.slice(at + 2)];
+}
+
 /** Runs `section` here, or in a fresh process with its flags when this one lacks them or runs them all. */
 async function runSection(section: BenchSection, here: boolean): Promise<void> {
   const flags = [...process.execArgv, ...(section.nodeFlags ?? []).filter((flag) => !process.execArgv.includes(flag))];
@@ -50,7 +57,9 @@ async function runSection(section: BenchSection, here: boolean): Promise<void> {
     await section.run();
     return;
   }
-  const child = spawn(process.execPath, [...flags, fileURLToPath(import.meta.url), '--only', section.name], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [...flags, fileURLToPath(import.meta.url), '--only', section.name, ...sectionFlags(process.argv.slice(2))], {
+    stdio: 'inherit',
+  });
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   if (code !== 0) {
     console.error(`bench: section ${section.name} failed (${signal ?? `exit code ${code}`})`);
