@@ -7,7 +7,7 @@ import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../.
 import { leaveProcess } from '../leave-process.ts';
 import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage } from './protocol.ts';
 
-type RuntimeFactory = (options?: ChildRuntimeOptions & { syncToolCalls?: boolean; parallelPrepare?: boolean }) => SandboxRuntime;
+type RuntimeFactory = (options?: ChildRuntimeOptions) => SandboxRuntime;
 
 interface ActiveRun {
   controller: AbortController;

@@ -277,7 +277,7 @@ export class SandboxChild {
     }
   }
 
-  /** The program started in the child: from now on it has its deadline, then the grace, before the child is killed. */
+  /** The program started in the child: from now on it has its deadline, then the grace, before the child is killed; the caller hears of it (`onStart`). */
   #started(runId: number): void {
     const run = this.#runs.get(runId);
     if (!run || run.started) return;
@@ -292,6 +292,11 @@ export class SandboxChild {
         }),
       timeoutMs + this.#options.killGraceMs,
     );
+    try {
+      run.request.onStart?.();
+    } catch {
+      // the caller's notice; the run goes on without it
+    }
   }
 
   #relayCall(runId: number, callSeq: number, name: string, argsJson: string): void {
