@@ -28,7 +28,8 @@ export default defineConfig({
           ...shared,
           name: 'process-runtime',
           include: ['test/code-mode/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
-          exclude: ['test/sandbox/process-*.test.ts'],
+          // The in-process runtime's burst threads are its own; they run the process runtime's protocol already.
+          exclude: ['test/sandbox/process-*.test.ts', 'test/sandbox/burst-threads.test.ts'],
           env: { PTC_TEST_RUNTIME: 'process' },
         },
       },

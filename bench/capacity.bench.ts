@@ -47,7 +47,8 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
   const dispatch = (code: string, i: number) =>
     registry.dispatch({ name: 'run_code', arguments: { code, description: 'capacity bench' }, sessionId: `capacity-${i % 16}` });
   try {
-    // Warm-up: children up, warm pools filled, JIT warm.
+    // Warm-up: children (or the in-process runtime's burst threads) up, warm pools filled, JIT warm.
+    await codeMode.ready();
     for (let i = 0; i < 20; i++) await dispatch('return 1', i);
     await sleep(500);
     const rss = watchPeakRss(process.pid);

@@ -11,13 +11,14 @@ import type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
 import type { TypingsService } from '../src/code-mode/typings-service.ts';
 import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
+import type { InProcessRuntimeOptions } from '../sandbox/in-process-runtime.ts';
 import type { ProcessRuntimeOptions } from '../sandbox/process/options.ts';
 import type { TypecheckPoolOptions } from '../typings/typecheck-pool.ts';
 import { createTypingsService } from '../typings/service.ts';
 import { lazyRuntime, type LazyRuntime } from './lazy-runtime.ts';
 
-/** The `process` runtime's pool settings (heap size comes from `limits.memoryMiB`). */
-export type ProcessPoolOptions = Omit<ProcessRuntimeOptions, 'warmPoolMemoryMiB'>;
+/** The sandbox pool's settings (heap size comes from `limits.memoryMiB`): the `process` runtime's, and the in-process runtime's burst threads. */
+export type ProcessPoolOptions = Omit<ProcessRuntimeOptions, 'warmPoolMemoryMiB'> & Pick<InProcessRuntimeOptions, 'burstThreads'>;
 
 export interface CodeModeOptions {
   /** Code Mode registers `run_code` on it at once (and removes it on `close()`). */
@@ -33,7 +34,7 @@ export interface CodeModeOptions {
   /**
    * The sandbox pool: memory budget, queue and (for `'process'`) children and recycling; see the
    * service's `pool` config. The in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`,
-   * `queueLimit` and `queueTimeoutMs` of it.
+   * `maxActiveRuns`, `queueLimit`, `queueTimeoutMs` and `burstThreads` of it.
    */
   pool?: ProcessPoolOptions;
   /** The type-checker's worker threads and budgets (when `typecheck` is not `'off'`); see `TypecheckPoolOptions`. */
@@ -119,15 +120,18 @@ function createRuntime(choice: RuntimeKind, options: CodeModeOptions): LazyRunti
   if (choice === 'process') {
     return lazyRuntime('process', async () => {
       const { createProcessRuntime } = await import('../sandbox/process/process-runtime.ts');
-      return createProcessRuntime({ ...options.pool, ...warm, warmPoolMemoryMiB });
+      const { burstThreads: _inProcessOnly, ...pool } = options.pool ?? {};
+      return createProcessRuntime({ ...pool, ...warm, warmPoolMemoryMiB });
     });
   }
   return lazyRuntime('in-process', async () => {
     const { createInProcessRuntime } = await import('../sandbox/in-process-runtime.ts');
-    const { memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs } = options.pool ?? {};
-    const budget = Object.fromEntries(
-      Object.entries({ memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs }).filter(([, value]) => value !== undefined),
+    const { memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs, burstThreads } = options.pool ?? {};
+    const picked = Object.fromEntries(
+      Object.entries({ memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs, burstThreads }).filter(([, value]) => value !== undefined),
     );
-    return createInProcessRuntime({ ...warm, ...budget, warmPoolMemoryMiB });
+    // A host that never runs programs starts no threads either.
+    const idle = options.warm === false ? { burstThreads: 0 } : {};
+    return createInProcessRuntime({ ...warm, ...picked, ...idle, warmPoolMemoryMiB });
   });
 }

@@ -4,15 +4,23 @@
  * but a V8 abort takes the process with it (use the process runtime to
  * contain that). Runs are admitted against a memory budget (see
  * memory-budget.ts); past it they wait in a bounded queue, then fail `busy`.
+ *
+ * Under a burst, runs go to burst threads: worker threads of this process,
+ * each hosting an in-process runtime of its own behind the sandbox-child
+ * protocol (process/child-main.ts, over the thread transport). Preparing an
+ * isolate is synchronous work of a few milliseconds; on this thread a
+ * burst's isolates would be made one after another, while each thread makes
+ * its own in parallel. Tools still run here: the threads relay the calls.
  */
 import { availableParallelism } from 'node:os';
 import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
-import { isolateFactory } from './isolate-factory.ts';
 import { runInIsolate, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
+import { resolveOptions } from './process/options.ts';
+import { Supervisor } from './process/supervisor.ts';
 import { WaitQueue } from './wait-queue.ts';
 import { createWarmPool } from './warm-pool.ts';
 
@@ -46,13 +54,14 @@ export interface InProcessRuntimeOptions {
    */
   maxActiveRuns?: number;
   /**
-   * Under a burst (several runs waiting for isolates), construct each isolate on helper isolates,
-   * one per core, at most 8 (isolate-factory.ts), and make its context and bootstrap on isolated-vm's thread
-   * pool, so isolates are made on every core while this thread serves the runs already going.
-   * Costlier in CPU (thread hops). Default true; a process runtime's child turns it off, as its
-   * sibling children already keep the other cores busy.
+   * Worker threads that take the runs of a burst (a run that arrives while
+   * other admitted runs have not started yet, or while runs queue): each
+   * prepares its isolates in parallel with the others, and tools still run
+   * on this thread. Started by the first burst or by `ready()`, kept until
+   * `close()` (each holds some 20 MiB). Default `os.availableParallelism()`;
+   * 0: every run is prepared on this thread.
    */
-  parallelPrepare?: boolean;
+  burstThreads?: number;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
   queueLimit?: number;
   /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
@@ -75,8 +84,7 @@ export interface InProcessRuntimeOptions {
 const SYNC_RUNS_PER_CORE = 4;
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
-  const parallelPrepare = options.parallelPrepare ?? true;
-  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128, parallelPrepare ? isolateFactory() : undefined);
+  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128);
   const slowTools = new SlowTools();
   const budget = new MemoryBudget(
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
@@ -89,12 +97,37 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const syncRunLimit = SYNC_RUNS_PER_CORE * cores;
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
-  const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom();
+  const threadCount = Math.max(0, Math.floor(options.burstThreads ?? cores));
+  let threads: Supervisor | undefined;
+  /** The burst threads, started on first use. */
+  const burstThreads = (): Supervisor | undefined => {
+    if (threadCount === 0 || closed) return undefined;
+    threads ??= new Supervisor(
+      resolveOptions(
+        {
+          children: threadCount,
+          // The threads admit what this runtime routes to them: its budget, split between them,
+          // bounds their runs' growth; this runtime counts that growth when it admits (hasRoom).
+          memoryBudgetMiB: budget.limitBytes / MiB,
+          runReserveMiB: budget.reserveBytes / MiB,
+          maxActiveRuns: maxActive,
+          ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
+          ...(options.warmPoolMemoryMiB === undefined ? {} : { warmPoolMemoryMiB: options.warmPoolMemoryMiB }),
+          ...(options.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: options.queueTimeoutMs }),
+        },
+        'thread',
+      ),
+      // A thread with room takes the next run of a burst as it arrives; nothing waits for threads.
+      () => undefined,
+    );
+    return threads;
+  };
+  const hasRoom = (): boolean => activeRuns < maxActive && budget.hasRoom(threads?.grownBytes ?? 0);
   const drain = (): void => queue.drain(() => (hasRoom() ? true : undefined));
   const stopWatch = watchBudget(budget);
   const active = new Set<Promise<SandboxRunOutcome>>();
-  /** Admitted runs still waiting for an isolate: more than one is a burst. */
-  let starting = 0;
+  /** Admitted runs whose program has not started yet: more than one is a burst. */
+  let unstarted = 0;
   let closed = false;
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
@@ -126,10 +159,14 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     if (!active) drain();
   };
 
-  const counted = (request: SandboxRunRequest, activity: Activity): SandboxRunRequest => {
+  const counted = (request: SandboxRunRequest, activity: Activity, onStart: () => void): SandboxRunRequest => {
     let inFlight = 0;
     return {
       ...request,
+      onStart() {
+        onStart();
+        request.onStart?.();
+      },
       // Not async (a microtask hop less per nested call); never throws, like the callTool it wraps.
       callTool: (name, argsJson) => {
         if (inFlight++ === 0) setActive(activity, false);
@@ -158,19 +195,20 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   };
 
   const runOnce = async (request: SandboxRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
+    // A burst is other runs not started yet, or runs waiting for admission: admitted one at a time as
+    // others reach their first tool call, a burst's runs would each find the others gone.
+    if (unstarted > 1 || queue.size > 0) {
+      const thread = burstThreads()?.take();
+      if (thread !== undefined) return thread.run(request);
+    }
     const stripped = await stripProgram(request.code, request.filename ?? DEFAULT_FILENAME);
     if (!stripped.ok) return failed(stripped.failure);
     if (request.signal.aborted) return failed({ kind: 'abort', message: 'the run was cancelled before it started' });
     let prepared;
-    starting++;
     try {
-      // A burst is runs waiting for isolates, or for admission: admitted one at a time as others reach
-      // their first tool call, a burst's runs would each find the others gone and prepare on this thread.
-      prepared = await pool.take(request.limits.memoryMiB, starting > 1 || queue.size > 0);
+      prepared = await pool.take(request.limits.memoryMiB);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
-    } finally {
-      starting--;
     }
     const { isolate } = prepared;
     ticket.measure = async () => {
@@ -197,10 +235,18 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     const ticket = budget.admit();
     const activity: Activity = { active: true, ended: false };
     activeRuns++;
-    const run = runOnce(counted(request, activity), ticket);
+    unstarted++;
+    let started = false;
+    const onStart = (): void => {
+      if (started) return;
+      started = true;
+      unstarted--;
+    };
+    const run = runOnce(counted(request, activity, onStart), ticket);
     active.add(run);
     updateSpin();
     void run.finally(() => {
+      onStart();
       active.delete(run);
       updateSpin();
       setActive(activity, false);
@@ -222,18 +268,21 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         queue.enter({ start: () => resolve(start(request)), fail: (failure) => resolve(failed(failure)) }, request.signal);
       });
     },
-    ready: () => pool.filled(),
+    async ready() {
+      // Threads that fail to start leave bursts to this thread: the runtime is ready without them.
+      await Promise.all([pool.filled(), burstThreads()?.ready().catch(() => undefined)]);
+    },
     status(): SandboxPoolStatus {
       return {
-        children: 0,
+        children: threads?.readyCount ?? 0,
         busy: active.size,
         queued: queue.size,
-        restarts: 0,
+        restarts: threads?.restarts ?? 0,
         admitted: budget.admitted,
         refused: queue.refused,
-        memoryStopped: budget.stoppedRuns,
+        memoryStopped: budget.stoppedRuns + (threads?.memoryStopped ?? 0),
         memoryBudgetBytes: budget.limitBytes,
-        memoryUsedBytes: budget.usedBytes,
+        memoryUsedBytes: budget.usedBytes + (threads?.grownBytes ?? 0),
         saturated: queue.size > 0 || !hasRoom(),
       };
     },
@@ -243,6 +292,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before the run could start' });
       pool.close();
       await Promise.allSettled([...active]);
+      await threads?.close('the sandbox runtime closed during the run; run it again');
     },
   };
 }

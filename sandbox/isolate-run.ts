@@ -7,7 +7,6 @@
 import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
 import { guestSource } from './guest-source.ts';
-import type { IsolateFactory } from './isolate-factory.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
 /** What the host answers to the guest; set per run, before the program starts. */
@@ -89,25 +88,16 @@ export interface PreparedIsolate {
   bind(bindings: Bindings): void;
 }
 
-/**
- * Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it.
- * With a `factory`, the isolate is constructed on its helpers and the context
- * and bootstrap are made on isolated-vm's thread pool: costlier in CPU
- * (thread hops), but isolates prepared this way are made in parallel on
- * every core while this thread serves other work. The runtimes use it under
- * a burst.
- */
-export async function prepareIsolate(memoryMiB: number, factory?: IsolateFactory): Promise<PreparedIsolate> {
+/** Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it. */
+export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
   const onCatastrophicError = (message: string): void => bindings?.catastrophe(message);
-  const offThread = factory !== undefined;
-  const made = offThread ? await factory.make(memoryMiB, onCatastrophicError) : undefined;
-  const isolate = made?.isolate ?? new ivm.Isolate({ memoryLimit: memoryMiB, onCatastrophicError });
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMiB, onCatastrophicError });
   try {
-    // Synchronous without a factory: preparing runs only our bootstrap, and each thread-pool hop
-    // of the async variants costs more CPU than the step itself.
-    const context = made?.context ?? isolate.createContextSync();
+    // Synchronous: preparing runs only our bootstrap, and each thread-pool hop of the async variants
+    // costs more CPU than the step itself. Bursts are prepared in parallel on burst threads instead.
+    const context = isolate.createContextSync();
     const never = new Promise<string>(() => undefined);
     // Replies travel back as the answer to the guest's latest submit (see the guest's wire protocol):
     // a host→isolate call per reply costs far more than settling a promise isolated-vm already awaits.
@@ -242,14 +232,11 @@ export async function prepareIsolate(memoryMiB: number, factory?: IsolateFactory
       new ivm.Reference((id: unknown) => void bindings?.clearTimer(Number(id))),
       new ivm.Reference((thrown: unknown) => void bindings?.fail(String(thrown))),
     ];
-    const script = offThread ? await compileBootstrapAsync(isolate) : compileBootstrap(isolate);
-    const install = (offThread ? await script.run(context, { reference: true }) : script.runSync(context, { reference: true })) as ivm.Reference<unknown>;
+    const script = compileBootstrap(isolate);
+    const install = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
     script.release();
     const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-    const args = [...refs, names];
-    const start = (
-      offThread ? await install.apply(undefined, args, { result: { reference: true } }) : install.applySync(undefined, args, { result: { reference: true } })
-    ) as ivm.Reference<unknown>;
+    const start = install.applySync(undefined, [...refs, names], { result: { reference: true } }) as ivm.Reference<unknown>;
     install.release();
     return {
       memoryMiB,
@@ -281,15 +268,6 @@ function compileBootstrap(isolate: ivm.Isolate): ivm.Script {
   }
   const script = isolate.compileScriptSync(guestSource(), { filename: 'ptc-bootstrap.js', produceCachedData: true });
   bootstrapCache ??= (script as ivm.CachedDataResult).cachedData;
-  return script;
-}
-
-/** {@link compileBootstrap} on the thread pool; the first isolate of the process compiles on this thread (it makes the cache). */
-async function compileBootstrapAsync(isolate: ivm.Isolate): Promise<ivm.Script> {
-  const cachedData = bootstrapCache;
-  if (cachedData === undefined) return compileBootstrap(isolate);
-  const script = await isolate.compileScript(guestSource(), { filename: 'ptc-bootstrap.js', cachedData });
-  if ((script as { cachedDataRejected?: boolean }).cachedDataRejected === true) bootstrapCache = undefined;
   return script;
 }
 

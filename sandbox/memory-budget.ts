@@ -132,9 +132,9 @@ export class MemoryBudget {
     return this.#usedBytes;
   }
 
-  /** Room for one more run's reservation (always, when nothing runs). */
-  hasRoom(): boolean {
-    return this.#tickets.size === 0 || this.#usedBytes + this.reserveBytes <= this.limitBytes;
+  /** Room for one more run's reservation (always, when nothing runs), with `elsewhereBytes` held outside the tickets. */
+  hasRoom(elsewhereBytes = 0): boolean {
+    return this.#tickets.size === 0 || this.#usedBytes + elsewhereBytes + this.reserveBytes <= this.limitBytes;
   }
 
   admit(): BudgetTicket {

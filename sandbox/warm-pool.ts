@@ -9,18 +9,11 @@
  * its runs' ends); after 5 s without such a miss the target halves back
  * towards `size`, discarding the surplus (an idle isolate holds ~1.5 MiB).
  */
-import type { IsolateFactory } from './isolate-factory.ts';
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 
 export interface WarmPool {
-  /**
-   * A prepared isolate of `memoryMiB`: from the pool when it matches, else
-   * made now. `crowded` (other runs are waiting for isolates or for
-   * admission) means a burst: the isolate is then made by `factory` (when
-   * the pool has one), so a burst's isolates are made in parallel. A lone
-   * miss prepares on this thread, which costs less CPU.
-   */
-  take(memoryMiB: number, crowded?: boolean): Promise<PreparedIsolate>;
+  /** A prepared isolate of `memoryMiB`: from the pool when it matches, else made now. */
+  take(memoryMiB: number): Promise<PreparedIsolate>;
   /**
    * Tops the pool up in the background. Call it when a run has finished:
    * creating an isolate blocks the event loop for milliseconds, which must
@@ -35,7 +28,7 @@ export interface WarmPool {
 const GROWTH_LIMIT = 16;
 const SHRINK_AFTER_MS = 5_000;
 
-export function createWarmPool(size: number, memoryMiB: number, factory?: IsolateFactory): WarmPool {
+export function createWarmPool(size: number, memoryMiB: number): WarmPool {
   const idle: PreparedIsolate[] = [];
   let target = size;
   let lastMiss = 0;
@@ -77,14 +70,14 @@ export function createWarmPool(size: number, memoryMiB: number, factory?: Isolat
   refill();
 
   return {
-    async take(wanted, crowded = false) {
+    async take(wanted) {
       if (wanted === memoryMiB && !closed) {
         const prepared = idle.shift();
         if (prepared !== undefined) return prepared;
         if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
         lastMiss = performance.now();
       }
-      return prepareIsolate(wanted, crowded ? factory : undefined);
+      return prepareIsolate(wanted);
     },
     refill,
     filled() {

@@ -83,7 +83,7 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
           this.inc(figure(field));
         },
       });
-    gauge('ptc_pool_children', 'Sandbox child processes alive.', 'children');
+    gauge('ptc_pool_children', 'Sandbox children ready: child processes, or the in-process runtime\'s burst threads.', 'children');
     gauge('ptc_pool_busy', 'Runs admitted to the sandbox and not yet ended.', 'busy');
     gauge('ptc_pool_queued', 'Runs waiting for sandbox memory headroom.', 'queued');
     gauge('ptc_pool_restarts', 'Sandbox children replaced since start (crash, hang or memory ceiling).', 'restarts');

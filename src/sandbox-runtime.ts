@@ -86,13 +86,13 @@ export type SandboxRunOutcome =
   | { ok: false; logs: string[]; failure: SandboxFailure };
 
 export interface SandboxPoolStatus {
-  /** Child processes ready (0 for the in-process runtime). */
+  /** Sandbox children ready: the process runtime's child processes, the in-process runtime's burst threads (0 until a burst or `ready()` starts them). */
   children: number;
   /** Runs admitted and not yet ended. */
   busy: number;
   /** Runs waiting for memory headroom. */
   queued: number;
-  /** Child processes replaced since start. */
+  /** Sandbox children replaced since start. */
   restarts: number;
   /** Runs admitted since start. The fields below are optional so that other runtimes need not budget. */
   admitted?: number;
@@ -112,7 +112,7 @@ export interface SandboxRuntime {
   readonly kind: 'in-process' | 'process' | (string & {});
   /** Never rejects: every failure is an outcome. */
   run(request: SandboxRunRequest): Promise<SandboxRunOutcome>;
-  /** Ready to take runs (warm pool filled, children up). */
+  /** Ready to take runs (warm pool filled, children or burst threads up). */
   ready(): Promise<void>;
   status(): SandboxPoolStatus;
   close(): Promise<void>;

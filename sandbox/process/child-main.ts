@@ -1,8 +1,10 @@
 /**
- * The entry of one sandbox child process: it hosts an in-process runtime and
- * runs the parent's requests with it. Tools stay in the parent: a program's
- * nested calls and log lines are relayed over IPC, the results relayed back.
+ * The entry of one sandbox child, a process or a worker thread
+ * (transport.ts): it hosts an in-process runtime and runs the parent's
+ * requests with it. Tools stay in the parent: a program's nested calls and
+ * log lines are relayed over the channel, the results relayed back.
  */
+import { parentPort } from 'node:worker_threads';
 import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { leaveProcess } from '../leave-process.ts';
 import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage } from './protocol.ts';
@@ -17,10 +19,13 @@ interface ActiveRun {
 
 let runtime: SandboxRuntime | undefined;
 const runs = new Map<number, ActiveRun>();
+/** In a worker thread, the port to the parent; in a child process, none (the IPC channel). */
+const port = parentPort;
 
 const outbox = new Outbox<ChildMessage>((message) => {
+  if (port !== null) port.postMessage(message);
   // A failed send means the parent is gone; 'disconnect' ends this process.
-  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+  else if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 });
 
 function send(message: ChildMessage): void {
@@ -28,29 +33,39 @@ function send(message: ChildMessage): void {
 }
 
 // The parent is gone (closed or killed): nothing may outlive it. This is
-// also how the supervisor stops a child: it closes the IPC channel. The runs
-// are cancelled and the isolates disposed first, then the process leaves
-// its event loop (see leave-process.ts: process.exit here would crash it).
-process.on('disconnect', () => void leave().catch(() => undefined));
-
-async function leave(): Promise<void> {
-  // Armed first: with no parent left to kill it, a close that never ends must not keep this process alive.
-  // A child whose runtime never started has set exit code 1.
-  leaveProcess(Number(process.exitCode ?? 0));
-  for (const runId of runs.keys()) abortRun(runId);
-  await runtime?.close();
+// also how the supervisor stops a child process: it closes the IPC channel
+// (a thread gets a 'leave' message). The runs are cancelled and the isolates
+// disposed first, then the child leaves its event loop (see leave-process.ts:
+// process.exit here would crash it).
+let leaving: Promise<void> | undefined;
+function leave(): void {
+  leaving ??= (async () => {
+    // Armed first: with no parent left to kill it, a close that never ends must not keep this process alive.
+    // A child whose runtime never started has set exit code 1. Not in a thread: ending one under live
+    // isolates aborts the whole process (transport.ts); its parent gives it up instead.
+    if (port === null) leaveProcess(Number(process.exitCode ?? 0));
+    for (const runId of runs.keys()) abortRun(runId);
+    await runtime?.close();
+    port?.close();
+  })().catch(() => undefined);
 }
 
-// A terminal's Ctrl-C (SIGINT) and systemd's KillMode=control-group (SIGTERM)
-// signal the whole process group. The server drains its in-flight runs on
-// such a signal, and those runs live here: leaving now would fail them
-// `crashed`. The child leaves when the supervisor says so (the channel
-// closes) or when its parent dies (the same); SIGKILL still works.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
-
-process.on('message', (received: unknown) => {
-  for (const message of unbatch(received)) onMessage(message as ParentMessage);
-});
+if (port !== null) {
+  port.on('message', (received: unknown) => {
+    for (const message of unbatch(received)) onMessage(message as ParentMessage);
+  });
+} else {
+  process.on('disconnect', leave);
+  // A terminal's Ctrl-C (SIGINT) and systemd's KillMode=control-group (SIGTERM)
+  // signal the whole process group. The server drains its in-flight runs on
+  // such a signal, and those runs live here: leaving now would fail them
+  // `crashed`. The child leaves when the supervisor says so (the channel
+  // closes) or when its parent dies (the same); SIGKILL still works.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
+  process.on('message', (received: unknown) => {
+    for (const message of unbatch(received)) onMessage(message as ParentMessage);
+  });
+}
 
 function onMessage(message: ParentMessage): void {
   switch (message.type) {
@@ -69,6 +84,9 @@ function onMessage(message: ParentMessage): void {
     case 'ping':
       send({ type: 'pong', seq: message.seq, rssBytes: process.memoryUsage.rss(), budget: budgetReport() });
       return;
+    case 'leave':
+      leave();
+      return;
   }
 }
 
@@ -78,15 +96,16 @@ async function init(runtimeModule: string, runtimeOptions: ChildRuntimeOptions):
     if (typeof module.createInProcessRuntime !== 'function') {
       throw new Error('the runtime module exports no createInProcessRuntime function');
     }
-    // Calls leave this process over IPC and never answer within one turn: the synchronous crossing would only add one.
-    // Sibling children keep the other cores busy: isolates made on the thread pool would only add thread hops.
-    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false, parallelPrepare: false });
+    // Calls leave this child over the channel and never answer within one turn: the synchronous crossing would only add one.
+    // Sibling children keep the other cores busy: this child takes no burst threads of its own.
+    runtime = module.createInProcessRuntime({ ...runtimeOptions, syncToolCalls: false, burstThreads: 0 });
     await runtime.ready();
     send({ type: 'ready' });
   } catch (error) {
     send({ type: 'init-failed', message: error instanceof Error ? error.message : String(error) });
     process.exitCode = 1;
-    process.disconnect();
+    if (port !== null) leave();
+    else process.disconnect();
   }
 }
 

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
+import type { TransportKind } from './transport.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, defaultMemoryBudgetMiB } from '../memory-budget.ts';
 
 /** Options of the `process` runtime: isolates in a supervised pool of child processes. */
@@ -93,7 +94,10 @@ export interface ProcessRuntimeOptions {
 }
 
 export type ResolvedProcessRuntimeOptions = Required<Omit<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'>> &
-  Pick<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'>;
+  Pick<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'> & {
+    /** What the children are: processes (the `process` runtime) or threads (the in-process runtime's burst threads). */
+    transport: TransportKind;
+  };
 
 // Built to dist/, the siblings are .js files; run from source, .ts.
 const ownExtension = extname(new URL(import.meta.url).pathname);
@@ -101,10 +105,11 @@ const ownExtension = extname(new URL(import.meta.url).pathname);
 /** The child entry, resolved next to this file. */
 export const childEntry = new URL(`./child-main${ownExtension}`, import.meta.url);
 
-export function resolveOptions(options: ProcessRuntimeOptions = {}): ResolvedProcessRuntimeOptions {
+export function resolveOptions(options: ProcessRuntimeOptions = {}, transport: TransportKind = 'process'): ResolvedProcessRuntimeOptions {
   const children = Math.max(1, Math.floor(options.children ?? availableParallelism()));
   const memoryBudgetMiB = Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB());
   const resolved: ResolvedProcessRuntimeOptions = {
+    transport,
     children,
     memoryBudgetMiB,
     runReserveMiB: Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB),

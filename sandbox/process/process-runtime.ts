@@ -12,7 +12,7 @@ import type {
   SandboxRuntime,
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
-import { resolveOptions, type ProcessRuntimeOptions } from './options.ts';
+import { resolveOptions, type ProcessRuntimeOptions, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { WaitQueue } from '../wait-queue.ts';
 import type { SandboxChild } from './sandbox-child.ts';
 import { Supervisor } from './supervisor.ts';
@@ -43,7 +43,11 @@ export interface ProcessRuntime extends SandboxRuntime {
  * children; `busy` counts runs in flight; `restarts` counts replacements.
  */
 export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRuntime {
-  const resolved = resolveOptions(options);
+  return createChildPoolRuntime(resolveOptions(options));
+}
+
+/** The pool behind the `process` runtime, over either transport (transport.ts). */
+export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions): ProcessRuntime {
   const queue = new WaitQueue<SandboxChild>(resolved.queueLimit, resolved.queueTimeoutMs);
   const supervisor = new Supervisor(resolved, () => queue.drain(() => supervisor.take()));
   let closed = false;

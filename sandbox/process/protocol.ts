@@ -44,7 +44,9 @@ export type ParentMessage =
     }
   | { type: 'call-result'; runId: number; callSeq: number; outcome: SandboxCallOutcome }
   | { type: 'abort'; runId: number }
-  | { type: 'ping'; seq: number };
+  | { type: 'ping'; seq: number }
+  /** A thread child's cue to leave (a process child leaves when its IPC channel closes). */
+  | { type: 'leave' };
 
 /** Child → parent (one, or a `Batch` of them). */
 export type ChildMessage =

@@ -1,9 +1,9 @@
 /**
- * One supervised child process: spawns it, relays its runs' nested calls and
- * logs to the callers, watches heartbeats, memory and deadlines, and kills it
- * when any of them says it can no longer be trusted to end its runs.
+ * One supervised sandbox child (a process, or a thread: transport.ts):
+ * starts it, relays its runs' nested calls and logs to the callers, watches
+ * heartbeats, memory and deadlines, and kills it when any of them says it
+ * can no longer be trusted to end its runs.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import type {
   SandboxCallOutcome,
   SandboxFailure,
@@ -11,8 +11,9 @@ import type {
   SandboxRunRequest,
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
-import { activeRunsPerChild, childBudgetMiB, childEntry, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { activeRunsPerChild, childBudgetMiB, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { isChildMessage, Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
+import { startChild, type ChildTransport } from './transport.ts';
 
 export interface SandboxChildEvents {
   onReady(child: SandboxChild): void;
@@ -58,15 +59,10 @@ const startupTimeoutMs = 30_000;
 export class SandboxChild {
   readonly #options: ResolvedProcessRuntimeOptions;
   readonly #events: SandboxChildEvents;
-  readonly #process: ChildProcess;
+  readonly #child: ChildTransport;
   readonly #runs = new Map<number, InFlightRun>();
   /** What this turn sends to the child, written as one message at the end of the turn. */
-  readonly #outbox = new Outbox<ParentMessage>((message) => {
-    if (!this.#process.connected) return;
-    this.#process.send(message, (error) => {
-      if (error) this.kill('the sandbox process stopped taking messages during the run; run it again');
-    });
-  });
+  readonly #outbox = new Outbox<ParentMessage>((message) => this.#child.send(message));
   /** Runs in `#runs` with a nested call in flight: kept as a count, `hasRoom` is asked on every call and every end. */
   #waitingRuns = 0;
   readonly #heartbeat: NodeJS.Timeout;
@@ -92,31 +88,17 @@ export class SandboxChild {
     this.#events = events;
     this.#budgetBytes = childBudgetMiB(options) * MiB;
     this.#reserveBytes = options.runReserveMiB * MiB;
-    this.#process = fork(childEntry, [], {
-      execPath: process.execPath,
-      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...options.execArgv],
-      serialization: 'json',
-      // The child's output is diagnostics only (V8's OOM reports go to its
-      // stdout): keep it off this process's stdout, which may carry data.
-      stdio: ['ignore', 2, 2, 'ipc'],
-    });
-    this.exited = new Promise((resolve) => {
-      let ended = false;
-      const end = (reason: string) => {
-        if (ended) return;
-        ended = true;
+    let exited!: () => void;
+    this.exited = new Promise((resolve) => (exited = resolve));
+    this.#child = startChild(options.transport, options.execArgv, {
+      message: (received) => {
+        for (const message of unbatch(received)) if (isChildMessage(message)) this.#onMessage(message);
+      },
+      exit: (reason) => {
         this.#onExit(reason);
-        resolve();
-      };
-      this.#process.once('exit', (code, signal) => end(signal ? `signal ${signal}` : `exit code ${code}`));
-      // A process that never spawned emits no 'exit'.
-      this.#process.on('error', (error) => {
-        if (this.#process.pid === undefined) end(`spawn failed: ${error.message}`);
-        else this.kill('the sandbox process failed (IPC error) during the run; run it again');
-      });
-    });
-    this.#process.on('message', (received: unknown) => {
-      for (const message of unbatch(received)) if (isChildMessage(message)) this.#onMessage(message);
+        exited();
+      },
+      broken: () => this.kill('the sandbox process stopped taking messages (IPC error) during the run; run it again'),
     });
     this.#heartbeat = setInterval(() => this.#checkHeartbeat(), options.heartbeatIntervalMs);
     this.#heartbeat.unref();
@@ -136,8 +118,9 @@ export class SandboxChild {
     });
   }
 
+  /** The process id, or the thread id of a thread child. */
   get pid(): number {
-    return this.#process.pid ?? -1;
+    return this.#child.id;
   }
   get ready(): boolean {
     return this.#state === 'ready';
@@ -154,8 +137,12 @@ export class SandboxChild {
    * growth past their reservations that the child last reported.
    */
   get chargedBytes(): number {
+    return this.#runs.size * this.#reserveBytes + this.grownBytes;
+  }
+  /** What this child's runs grew past their reservations, as last reported. */
+  get grownBytes(): number {
     const { usedBytes, runs } = this.#report;
-    return this.#runs.size * this.#reserveBytes + Math.max(0, usedBytes - runs * this.#reserveBytes);
+    return Math.max(0, usedBytes - runs * this.#reserveBytes);
   }
   /** Runs this child's budget stopped (`memory`), as last reported. */
   get memoryStopped(): number {
@@ -213,14 +200,13 @@ export class SandboxChild {
   kill(message: string, culprit?: { runId: number; failure: SandboxFailure }): void {
     if (this.#state === 'dead') return;
     this.#state = 'dead';
-    this.#process.kill('SIGKILL');
+    this.#child.kill();
     this.#failAll(message, culprit);
   }
 
   /**
-   * Closes the IPC channel (the child ignores SIGTERM and SIGINT: see
-   * child-main.ts, and leaves when its channel closes), then SIGKILL after
-   * the grace; resolves when the process is gone.
+   * Asks the child to leave (it cancels its runs and disposes its isolates
+   * first), then kills it after the grace; resolves when it is gone.
    */
   async terminate(message: string): Promise<void> {
     if (this.#state !== 'dead') {
@@ -228,10 +214,9 @@ export class SandboxChild {
       this.#failAll(message);
       // What this turn queued goes first, as it would have unbatched.
       this.#outbox.flush();
-      if (this.#process.connected) this.#process.disconnect();
-      else this.#process.kill('SIGKILL');
+      this.#child.close();
     }
-    const grace = setTimeout(() => this.#process.kill('SIGKILL'), this.#options.killGraceMs);
+    const grace = setTimeout(() => this.#child.kill(), this.#options.killGraceMs);
     await this.exited;
     clearTimeout(grace);
   }
@@ -250,7 +235,7 @@ export class SandboxChild {
         return;
       case 'pong':
         if (isReport(message.budget)) this.#report = message.budget;
-        if (this.#state === 'ready' && message.rssBytes > this.#options.rssLimitMiB * 1024 * 1024) {
+        if (this.#state === 'ready' && this.#child.kind === 'process' && message.rssBytes > this.#options.rssLimitMiB * 1024 * 1024) {
           this.kill(
             `the sandbox process passed its memory ceiling (${this.#options.rssLimitMiB} MiB) during the run and was replaced; run it again`,
           );
@@ -369,6 +354,11 @@ export class SandboxChild {
     if (this.#state === 'dead') return;
     this.#runsServed++;
     const { recycleAfterRuns } = this.#options;
+    // Only a process's death ends a runaway isolate or frees the native memory isolate churn leaves: a thread is kept.
+    if (this.#child.kind !== 'process') {
+      this.#events.onRunEnd(this);
+      return;
+    }
     if ((!outcome.ok && retiringKinds.has(outcome.failure.kind)) || (recycleAfterRuns > 0 && this.#runsServed >= recycleAfterRuns)) {
       this.#retire();
     }
@@ -423,13 +413,7 @@ export class SandboxChild {
 
   // An idle pool must not keep the host alive; a starting or busy child does.
   #hold(on: boolean): void {
-    if (on) {
-      this.#process.ref();
-      this.#process.channel?.ref();
-    } else {
-      this.#process.unref();
-      this.#process.channel?.unref();
-    }
+    this.#child.hold(on);
   }
 
   #send(message: ParentMessage): void {

@@ -69,6 +69,13 @@ export class Supervisor {
     return total;
   }
 
+  /** What the children's runs grew past their reservations, as last reported (the parent holds the reservations). */
+  get grownBytes(): number {
+    let total = 0;
+    for (const child of this.#slots) total += child.grownBytes;
+    return total;
+  }
+
   get memoryStopped(): number {
     let total = this.#pastMemoryStopped;
     for (const child of this.#live) total += child.memoryStopped;

@@ -17,7 +17,9 @@ export async function tempDir(prefix = 'ptc-service-'): Promise<string> {
 /** A real server on port 0 with the in-process runtime (fast), temp workspace and data dir. */
 export async function startServer(overrides: Partial<PtcConfig> = {}): Promise<Running> {
   const cwd = await tempDir();
-  const config: PtcConfig = { ...loadConfig({ cwd, env: {} }), runtime: 'in-process', logLevel: 'silent', port: 0, ...overrides };
+  const base = loadConfig({ cwd, env: {} });
+  // In-process for speed, and without burst threads (each server would start its own): test/sandbox/burst-threads.test.ts covers them.
+  const config: PtcConfig = { ...base, runtime: 'in-process', logLevel: 'silent', port: 0, pool: { ...base.pool, burstThreads: 0 }, ...overrides };
   const server = await createServer(config);
   const url = await server.listen();
   return { url, server, config };

@@ -1,0 +1,115 @@
+/**
+ * The in-process runtime's burst threads: runs of a burst go to worker
+ * threads (the sandbox-child protocol over the thread transport), which
+ * prepare isolates in parallel, while tools still run on this thread. A run
+ * there must behave as it would here, and closing or losing a thread must not
+ * take the process down.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import { SandboxChild } from '../../sandbox/process/sandbox-child.ts';
+import { createFakeHost, failureOf, resultOf } from './harness.ts';
+
+const routed = vi.spyOn(SandboxChild.prototype, 'run');
+afterEach(() => routed.mockClear());
+// Test files share this process: the next one gets the method back.
+afterAll(() => routed.mockRestore());
+
+describe('burst threads of the in-process runtime', () => {
+  it('start with ready() and take the runs of a burst; tools, logs and results cross as on this thread', async () => {
+    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
+    const host = createFakeHost(runtime);
+    try {
+      expect(runtime.status().children).toBe(0);
+      await runtime.ready();
+      expect(runtime.status().children).toBe(2);
+      const lines: string[] = [];
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          host.run(`console.log('run ${i}'); const v = await tools.echo({ i: ${i} }); return [v.i, Object.isFrozen(v), typeof ivm];`, {
+            tools: { echo: (args) => args },
+            onLog: (line) => lines.push(line),
+          }),
+        ),
+      );
+      expect(outcomes.map(resultOf)).toEqual(Array.from({ length: 12 }, (_, i) => [i, true, 'undefined']));
+      expect(outcomes.map((outcome) => outcome.logs)).toEqual(Array.from({ length: 12 }, (_, i) => [`run ${i}`]));
+      expect(lines.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `run ${i}`).sort());
+      // The first run found no other waiting and started here; the rest were a burst.
+      expect(routed).toHaveBeenCalledTimes(11);
+      expect(host.calls).toHaveLength(12);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('counts runs waiting for admission as a burst', async () => {
+    // One computing run at a time: the burst is admitted one run after another, as each reaches its tool call.
+    const runtime = createInProcessRuntime({ warmPoolSize: 0, warmPoolMemoryMiB: 32, maxActiveRuns: 1, burstThreads: 1 });
+    const host = createFakeHost(runtime);
+    try {
+      await runtime.ready();
+      const outcomes = await Promise.all(Array.from({ length: 4 }, (_, i) => host.run(`return (await tools.echo({ i: ${i} })).i;`, { tools: { echo: (args) => args } })));
+      expect(outcomes.map(resultOf)).toEqual([0, 1, 2, 3]);
+      // The first started alone; the second and third while others waited for admission; the last alone again.
+      expect(routed).toHaveBeenCalledTimes(2);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('keep each run to its own limits: a heap bomb fails memory, a spinner its timeout, an aborted run abort, the rest succeed', async () => {
+    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
+    const host = createFakeHost(runtime);
+    try {
+      await runtime.ready();
+      const aborted = new AbortController();
+      const runs = [
+        host.run('return 0;'),
+        host.run('const keep = []; for (;;) keep.push(new Array(1e5).fill(keep.length));', { limits: { memoryMiB: 16 } }),
+        host.run('for (;;) {}', { limits: { timeoutMs: 300 } }),
+        host.run('await tools.never({}); return 1;', { tools: { never: () => new Promise(() => undefined) }, signal: aborted.signal }),
+        ...Array.from({ length: 4 }, (_, i) => host.run(`return (await tools.echo({ i: ${i} })).i + 1;`, { tools: { echo: (args) => args } })),
+      ];
+      while (host.calls.every((call) => call.name !== 'never')) await new Promise((resolve) => setImmediate(resolve));
+      aborted.abort();
+      const [first, bomb, spinner, waiter, ...rest] = await Promise.all(runs);
+      expect(resultOf(first!)).toBe(0);
+      expect(failureOf(bomb!).kind).toBe('memory');
+      expect(failureOf(spinner!)).toMatchObject({ kind: 'timeout' });
+      expect(failureOf(waiter!).kind).toBe('abort');
+      expect(rest.map(resultOf)).toEqual([1, 2, 3, 4]);
+      expect(routed).toHaveBeenCalledTimes(7);
+      // A thread survives its runs' failures: no replacement was needed.
+      expect(runtime.status()).toMatchObject({ children: 2, restarts: 0 });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('are not started by runs that never overlap', async () => {
+    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
+    const host = createFakeHost(runtime);
+    try {
+      for (let i = 0; i < 3; i++) expect(resultOf(await host.run(`return ${i};`))).toBe(i);
+      expect(runtime.status().children).toBe(0);
+      expect(routed).not.toHaveBeenCalled();
+    } finally {
+      await host.close();
+    }
+  });
+
+  // In a process of its own: the fault it guards against (a thread torn down under live isolates) aborts the whole process.
+  it('closed in every state, or losing a thread mid-run, settle every run and leave the process whole', async () => {
+    const probe = fileURLToPath(new URL('./burst-close.probe.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 120_000 });
+    const { ended, routed: routedRuns } = JSON.parse(stdout.trim()) as { ended: Record<string, number>; routed: number };
+    expect(Object.values(ended).reduce((sum, n) => sum + n, 0)).toBe(12 * 16);
+    expect(Object.keys(ended).every((kind) => ['ok', 'busy', 'abort', 'crashed'].includes(kind))).toBe(true);
+    expect(ended.ok).toBeGreaterThan(0);
+    expect(routedRuns).toBeGreaterThan(0);
+  });
+});
