@@ -60,6 +60,8 @@ export class SandboxChild {
   readonly #options: ResolvedProcessRuntimeOptions;
   readonly #events: SandboxChildEvents;
   readonly #child: ChildTransport;
+  /** What messages call the child: `the sandbox process` or `the sandbox thread`. */
+  readonly #noun: string;
   readonly #runs = new Map<number, InFlightRun>();
   /** What this turn sends to the child, written as one message at the end of the turn. */
   readonly #outbox = new Outbox<ParentMessage>((message) => this.#child.send(message));
@@ -88,6 +90,7 @@ export class SandboxChild {
     this.#events = events;
     this.#budgetBytes = childBudgetMiB(options) * MiB;
     this.#reserveBytes = options.runReserveMiB * MiB;
+    this.#noun = `the sandbox ${options.transport}`;
     let exited!: () => void;
     this.exited = new Promise((resolve) => (exited = resolve));
     this.#child = startChild(options.transport, options.execArgv, {
@@ -98,7 +101,7 @@ export class SandboxChild {
         this.#onExit(reason);
         exited();
       },
-      broken: () => this.kill('the sandbox process stopped taking messages (IPC error) during the run; run it again'),
+      broken: () => this.kill(`${this.#noun} stopped taking messages (IPC error) during the run; run it again`),
     });
     this.#heartbeat = setInterval(() => this.#checkHeartbeat(), options.heartbeatIntervalMs);
     this.#heartbeat.unref();
@@ -170,9 +173,9 @@ export class SandboxChild {
         // queueTimeoutMs, then it fails busy) or for an isolate: that wait is no reason to kill.
         deadline: setTimeout(
           () =>
-            this.kill('the sandbox process was replaced because it stopped starting programs; run it again', {
+            this.kill(`${this.#noun} was replaced because it stopped starting programs; run it again`, {
               runId,
-              failure: { kind: 'crashed', message: 'the sandbox process did not start the program in time and was replaced; run it again' },
+              failure: { kind: 'crashed', message: `${this.#noun} did not start the program in time and was replaced; run it again` },
             }),
           this.#options.queueTimeoutMs + limits.timeoutMs + this.#options.killGraceMs,
         ),
@@ -237,7 +240,7 @@ export class SandboxChild {
         if (isReport(message.budget)) this.#report = message.budget;
         if (this.#state === 'ready' && this.#child.kind === 'process' && message.rssBytes > this.#options.rssLimitMiB * 1024 * 1024) {
           this.kill(
-            `the sandbox process passed its memory ceiling (${this.#options.rssLimitMiB} MiB) during the run and was replaced; run it again`,
+            `${this.#noun} passed its memory ceiling (${this.#options.rssLimitMiB} MiB) during the run and was replaced; run it again`,
           );
         }
         return;
@@ -271,9 +274,9 @@ export class SandboxChild {
     const { timeoutMs } = run.request.limits;
     run.deadline = setTimeout(
       () =>
-        this.kill('the sandbox process was killed because another program in it did not stop at its deadline; run it again', {
+        this.kill(`${this.#noun} was killed because another program in it did not stop at its deadline; run it again`, {
           runId,
-          failure: { kind: 'timeout', message: `the program did not stop at its ${timeoutMs} ms deadline; its sandbox process was killed` },
+          failure: { kind: 'timeout', message: `the program did not stop at its ${timeoutMs} ms deadline; its sandbox ${this.#options.transport} was killed` },
         }),
       timeoutMs + this.#options.killGraceMs,
     );
@@ -333,7 +336,7 @@ export class SandboxChild {
     this.#send({ type: 'abort', runId });
     run.abortGrace = setTimeout(
       () =>
-        this.kill('the sandbox process was killed because another program in it did not stop when aborted; run it again', {
+        this.kill(`${this.#noun} was killed because another program in it did not stop when aborted; run it again`, {
           runId,
           failure: { kind: 'abort', message: 'the run was aborted' },
         }),
@@ -363,7 +366,7 @@ export class SandboxChild {
       this.#retire();
     }
     if (this.#state === 'retiring' && this.#runs.size === 0) {
-      this.kill('the sandbox process was retired during the run; run it again');
+      this.kill(`${this.#noun} was retired during the run; run it again`);
       return;
     }
     this.#events.onRunEnd(this);
@@ -389,7 +392,7 @@ export class SandboxChild {
       // answer may be waiting unread. Judge once it has been read.
       setImmediate(() => {
         if (this.#state !== 'dead' && this.#overdue()) {
-          this.kill('the sandbox process stopped answering during the run and was replaced; run it again');
+          this.kill(`${this.#noun} stopped answering during the run and was replaced; run it again`);
         }
       });
     }
@@ -407,7 +410,7 @@ export class SandboxChild {
     clearInterval(this.#heartbeat);
     const wasDead = this.#state === 'dead';
     this.#state = 'dead';
-    if (!wasDead) this.#failAll(`the sandbox process died (${reason}) during the run; run it again`);
+    if (!wasDead) this.#failAll(`${this.#noun} died (${reason}) during the run; run it again`);
     this.#events.onExit(this, this.#startupError || reason);
   }
 

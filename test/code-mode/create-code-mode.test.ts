@@ -109,3 +109,36 @@ it('asTool() is run_code for any framework: the prompt as description, JSON Sche
     await codeMode.close();
   }
 });
+
+it("the in-process runtime's burst threads: pool.burstThreads sets how many; tools of a burst still run on this thread", async () => {
+  const { isMainThread } = await import('node:worker_threads');
+  const registry = createToolRegistry({ eventSink: createMemoryEventSink() });
+  const onMainThread: boolean[] = [];
+  registry.register(
+    defineTool({
+      name: 'where',
+      description: 'Says whether the tool runs on the main thread.',
+      parameters: {},
+      output: { schema: { type: 'boolean' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+      isConcurrencySafe: () => true,
+      async execute() {
+        onMainThread.push(isMainThread);
+        return isMainThread;
+      },
+    }),
+  );
+  for (const burstThreads of [1, 0]) {
+    const codeMode = createCodeMode({ registry, pool: { burstThreads }, limits: { timeoutMs: 10_000 } });
+    try {
+      await codeMode.ready();
+      expect(codeMode.runtime.status().children).toBe(burstThreads);
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => registry.dispatch({ name: 'run_code', arguments: { code: 'return await tools.where({})', description: 'where' } })),
+      );
+      expect(results.map((result) => (result.isError ? result.error.message : result.value))).toEqual(Array.from({ length: 6 }, () => ({ logs: [], result: true })));
+    } finally {
+      await codeMode.close();
+    }
+  }
+  expect(onMainThread).toEqual(Array.from({ length: 12 }, () => true));
+});
