@@ -59,6 +59,47 @@ function treeSum(root: number, figure: (fields: string[]) => number): number | u
   return seen ? total : undefined;
 }
 
+/**
+ * CPU ms (user + system) of `root` and of each live descendant, by pid, with
+ * the file each runs (its command line's last word, without the folder).
+ */
+export function processCpuMs(root: number): Map<number, { name: string; ms: number }> {
+  const found = new Map<number, { name: string; ms: number }>();
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((word) => word !== '');
+      const name = (words.at(-1) ?? '?').split('/').at(-1) ?? '?';
+      found.set(pid, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ')) {
+        if (child.trim() !== '') stack.push(Number(child));
+      }
+    } catch {
+      // ended meanwhile, or no /proc
+    }
+  }
+  return found;
+}
+
+/** One line: each process's CPU per run between two `processCpuMs` readings (`root` named `rootName`), and this process's. */
+export function describeCpuSplit(
+  root: number,
+  rootName: string,
+  before: Map<number, { name: string; ms: number }>,
+  after: Map<number, { name: string; ms: number }>,
+  ownMs: number,
+  runs: number,
+): string {
+  const parts: string[] = [];
+  for (const [pid, { name, ms }] of after) {
+    const perRun = (ms - (before.get(pid)?.ms ?? 0)) / runs;
+    parts.push(`${pid === root ? rootName : name} ${perRun.toFixed(2)}`);
+  }
+  return `CPU per run by process, ms: ${parts.join(', ')}; this load generator ${(ownMs / runs).toFixed(2)}`;
+}
+
 /** Samples `treeRss(root)` every `everyMs` until `stop()`, which returns the first and the peak sample. */
 export function watchPeakRss(root: number, everyMs = 100): { stop(): { startBytes: number; peakBytes: number } | undefined } {
   const start = treeRss(root);

@@ -7,6 +7,7 @@
  * each awaiting `sleepy__sleep` for `--sleep-ms`, and prints runs ok / busy
  * (503) / failed, wall against the sleep, p50 / p99 of run wall − sleep,
  * peak RSS of the server and its children (sandbox processes, MCP server),
+ * CPU per run split by process (and this load generator's own),
  * memory per waiting run. Target (2 cores, 24 GiB): all succeed, wall ≤ 5 s,
  * peak RSS ≤ 2.5 GiB. Figures only. The burst runs `--repeat` times (default
  * 3), each against a fresh server, and the median wall is printed last: one
@@ -16,7 +17,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ownCpuMs, printCapacity, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
+import { describeCpuSplit, ownCpuMs, printCapacity, processCpuMs, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
 import { median } from './section.ts';
 import type { BenchServer } from './service.bench.ts';
 
@@ -63,6 +64,8 @@ async function burst(runs: number, sleepMs: number, runtime: string, startServer
     const rss = watchPeakRss(server.pid);
     const cpuBefore = treeCpuMs(server.pid);
     const ownBefore = ownCpuMs(server.pid);
+    const splitBefore = processCpuMs(server.pid);
+    const clientBefore = process.cpuUsage();
     const code = `const r = await tools.sleepy__sleep({ ms: ${sleepMs} });\nreturn r.structuredContent;`;
     const runWallMs: number[] = [];
     let ok = 0;
@@ -92,9 +95,13 @@ async function burst(runs: number, sleepMs: number, runtime: string, startServer
     const wallMs = performance.now() - start;
     const cpuAfter = treeCpuMs(server.pid);
     const ownAfter = ownCpuMs(server.pid);
+    const splitAfter = processCpuMs(server.pid);
+    const client = process.cpuUsage(clientBefore);
     const ownMs = ownBefore === undefined || ownAfter === undefined ? undefined : ownAfter - ownBefore;
     const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
     printCapacity({ label: `service, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, ownCpuMs: ownMs, load: loadavg()[0] });
+    // The load generator (this process) shares the machine's cores with the server.
+    console.log(`  ${describeCpuSplit(server.pid, 'server', splitBefore, splitAfter, (client.user + client.system) / 1000, runs)}`);
     if (firstFailure !== '') console.log(`  first failure: ${firstFailure}`);
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     const pool = metrics.split('\n').filter((line) => line.startsWith('ptc_pool_'));
