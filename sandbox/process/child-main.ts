@@ -54,6 +54,14 @@ if (port !== null) {
   port.on('message', (received: unknown) => {
     for (const message of unbatch(received)) onMessage(message as ParentMessage);
   });
+  // A thread that dies of an uncaught error while its isolates live would abort the whole process
+  // (transport.ts). So it falls silent at once (the parent hears no more of it, and fails its runs
+  // `crashed` when it has ended), then disposes its isolates and ends with exit code 1.
+  process.on('uncaughtException', () => {
+    process.exitCode = 1;
+    port.close();
+    leave();
+  });
 } else {
   process.on('disconnect', leave);
   // A terminal's Ctrl-C (SIGINT) and systemd's KillMode=control-group (SIGTERM)

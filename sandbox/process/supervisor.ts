@@ -142,7 +142,7 @@ export class Supervisor {
   }
 
   #startupError(): Error {
-    return new Error(`the sandbox processes fail to start (${this.#lastStartupFailure}); check the runtime installation`);
+    return new Error(`the sandbox ${this.#options.transport === 'thread' ? 'threads' : 'processes'} fail to start (${this.#lastStartupFailure}); check the runtime installation`);
   }
 
   #settleReady(error?: Error): void {

@@ -102,8 +102,9 @@ function startThread(events: TransportEvents): ChildTransport {
     events.exit(reason);
   };
   worker.once('exit', (code) => end(`exit code ${code}`));
-  // An uncaught error ends the thread ('exit' follows); until then nothing it says can be trusted.
-  worker.on('error', () => events.broken());
+  // The thread catches its own uncaught errors (child-main.ts): it falls silent and ends, and 'exit' tells.
+  // This listener only keeps such an error, should one get through, from throwing in this process.
+  worker.on('error', () => undefined);
   worker.on('message', (message: unknown) => events.message(message));
   const leave = (): void => {
     try {
