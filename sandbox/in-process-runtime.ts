@@ -58,8 +58,9 @@ export interface InProcessRuntimeOptions {
    * other admitted runs have not started yet, or while runs queue): each
    * prepares its isolates in parallel with the others, and tools still run
    * on this thread. Started by the first burst or by `ready()`, kept until
-   * `close()` (each holds some 20 MiB). Default `os.availableParallelism()`;
-   * 0: every run is prepared on this thread.
+   * `close()`; each holds about 30 MiB (its modules, the type stripper, its
+   * own warm pool). Default `os.availableParallelism()`; 0: every run is
+   * prepared on this thread.
    */
   burstThreads?: number;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
