@@ -31,7 +31,7 @@ export interface ChildTransport {
   send(message: unknown): void;
   /** Asks the child to leave: it cancels its runs, disposes its isolates and ends. */
   close(): void;
-  /** Ends the child now. */
+  /** Ends the child now: a process is SIGKILLed; a thread is given up (see `startThread`). */
   kill(): void;
   /** Whether the child keeps this process's event loop alive (an idle pool must not). */
   hold(on: boolean): void;
@@ -93,8 +93,10 @@ function startProcess(execArgv: readonly string[], events: TransportEvents): Chi
 }
 
 function startThread(events: TransportEvents): ChildTransport {
-  // The thread inherits this process's flags (--no-node-snapshot among them) and its stdio.
-  const worker = new Worker(childEntry);
+  // The thread inherits this process's flags (--no-node-snapshot among them). Its output is
+  // diagnostics only: sent to stderr, as a child process's is, since stdout may carry data (`ptc mcp`).
+  const worker = new Worker(childEntry, { stdout: true });
+  worker.stdout.pipe(process.stderr);
   let ended = false;
   const end = (reason: string): void => {
     if (ended) return;

@@ -5,6 +5,9 @@
  * to it), and a thread that fails must fail its runs, be replaced, and leave
  * the process up.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOptions, type ProcessRuntimeOptions } from '../../sandbox/process/options.ts';
 import { createChildPoolRuntime, type ProcessRuntime } from '../../sandbox/process/process-runtime.ts';
@@ -48,6 +51,15 @@ describe('sandbox children on threads', () => {
     await runtime.ready();
     expect(runtime.status()).toMatchObject({ children: 1, restarts: 1 });
     expect(await runtime.run(request('return 1 + 1'))).toMatchObject({ ok: true, resultJson: '2' });
+  });
+
+  // In a process of its own: what is asserted is that process's stdout.
+  it('send what they print to stderr, never to this process’s stdout', async () => {
+    const probe = fileURLToPath(new URL('./thread-stdout.probe.ts', import.meta.url));
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 60_000 });
+    expect(stdout).toBe('');
+    expect(stderr).toContain('noisy fixture: a line on the child’s stdout');
+    expect(stderr).toContain('outcome {"ok":true,"resultJson":"2","logs":[]}');
   });
 
   it('rejects ready() with a clear error when threads cannot start', async () => {
