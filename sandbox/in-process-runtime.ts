@@ -59,8 +59,9 @@ export interface InProcessRuntimeOptions {
    * prepares its isolates in parallel with the others, and tools still run
    * on this thread. Started by the first burst or by `ready()`, kept until
    * `close()`; each holds about 30 MiB (its modules, the type stripper, its
-   * own warm pool). Default `os.availableParallelism()`; 0: every run is
-   * prepared on this thread.
+   * own warm pool). Default one per core (`os.availableParallelism()`), at
+   * most 8: eight prepare some 3,000 isolates a second, and idle threads
+   * cost memory. 0: every run is prepared on this thread.
    */
   burstThreads?: number;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
@@ -81,6 +82,9 @@ export interface InProcessRuntimeOptions {
   syncToolCalls?: boolean;
 }
 
+/** The default `burstThreads` on a machine with more cores than this. */
+const MAX_DEFAULT_BURST_THREADS = 8;
+
 /** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
 const SYNC_RUNS_PER_CORE = 4;
 
@@ -98,7 +102,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const syncRunLimit = SYNC_RUNS_PER_CORE * cores;
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
-  const threadCount = Math.max(0, Math.floor(options.burstThreads ?? cores));
+  const threadCount = Math.max(0, Math.floor(options.burstThreads ?? Math.min(cores, MAX_DEFAULT_BURST_THREADS)));
   let threads: Supervisor | undefined;
   /** The burst threads, started on first use. */
   const burstThreads = (): Supervisor | undefined => {
