@@ -16,39 +16,42 @@ export function treeRss(root: number): number | undefined {
 
 /** CPU ms (user + system, all threads) of `root` and its live descendants; undefined without /proc. */
 export function treeCpuMs(root: number): number | undefined {
-  const tick = 10; // ms per clock tick (USER_HZ is 100 on Linux)
-  return treeSum(root, (fields) => (Number(fields[11]) + Number(fields[12])) * tick);
+  return treeSum(root, cpuMsOf);
 }
 
 /** CPU ms (user + system) of `pid` alone; undefined without /proc. */
 export function ownCpuMs(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return cpuMsOf(statFields(pid));
   } catch {
     return undefined;
   }
 }
 
+/** CPU ms of /proc/<pid>/stat's fields (after the command name): utime + stime, in clock ticks of 10 ms (USER_HZ is 100 on Linux). */
+function cpuMsOf(fields: string[]): number {
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function statFields(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+}
+
 /**
- * Sums `figure` over `root` and its descendants, found through
+ * Calls `visit` for `root` and each live descendant, found through
  * /proc/<pid>/task/<pid>/children: a few reads, not a scan of every process,
  * nor of every thread (a Node process has a dozen, isolated-vm adds more; at
  * one read each, sampling every 100 ms cost the bench's own process about
  * 0.5 ms of CPU per run of a 1,000-run burst). Node forks from its main
  * thread, so its children are listed there. The probe must not steal the
- * CPU it measures.
+ * CPU it measures. A process that ended meanwhile (or no /proc) is skipped.
  */
-function treeSum(root: number, figure: (fields: string[]) => number): number | undefined {
-  let total = 0;
-  let seen = false;
+function eachProcess(root: number, visit: (pid: number, fields: string[]) => void): void {
   const stack = [root];
   while (stack.length > 0) {
     const pid = stack.pop() as number;
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      total += figure(fields);
-      seen ||= pid === root;
+      visit(pid, statFields(pid));
       for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ')) {
         if (child.trim() !== '') stack.push(Number(child));
       }
@@ -56,6 +59,16 @@ function treeSum(root: number, figure: (fields: string[]) => number): number | u
       // ended meanwhile, or no /proc
     }
   }
+}
+
+/** Sums `figure` over `root` and its live descendants; undefined when `root` cannot be read. */
+function treeSum(root: number, figure: (fields: string[]) => number): number | undefined {
+  let total = 0;
+  let seen = false;
+  eachProcess(root, (pid, fields) => {
+    total += figure(fields);
+    seen ||= pid === root;
+  });
   return seen ? total : undefined;
 }
 
@@ -65,21 +78,10 @@ function treeSum(root: number, figure: (fields: string[]) => number): number | u
  */
 export function processCpuMs(root: number): Map<number, { name: string; ms: number }> {
   const found = new Map<number, { name: string; ms: number }>();
-  const stack = [root];
-  while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((word) => word !== '');
-      const name = (words.at(-1) ?? '?').split('/').at(-1) ?? '?';
-      found.set(pid, { name, ms: (Number(fields[11]) + Number(fields[12])) * 10 });
-      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ')) {
-        if (child.trim() !== '') stack.push(Number(child));
-      }
-    } catch {
-      // ended meanwhile, or no /proc
-    }
-  }
+  eachProcess(root, (pid, fields) => {
+    const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((word) => word !== '');
+    found.set(pid, { name: (words.at(-1) ?? '?').split('/').at(-1) ?? '?', ms: cpuMsOf(fields) });
+  });
   return found;
 }
 
