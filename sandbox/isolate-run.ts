@@ -92,8 +92,10 @@ export interface PreparedIsolate {
 export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
-  const onCatastrophicError = (message: string): void => bindings?.catastrophe(message);
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMiB, onCatastrophicError });
+  const isolate = new ivm.Isolate({
+    memoryLimit: memoryMiB,
+    onCatastrophicError: (message) => bindings?.catastrophe(message),
+  });
   try {
     // Synchronous: preparing runs only our bootstrap, and each thread-pool hop of the async variants
     // costs more CPU than the step itself. Bursts are prepared in parallel on burst threads instead.

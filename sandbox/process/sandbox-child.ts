@@ -182,7 +182,7 @@ export class SandboxChild {
         onAbort: () => this.#abort(runId),
       };
       this.#runs.set(runId, run);
-      this.#hold(true);
+      this.#child.hold(true);
       signal.addEventListener('abort', run.onAbort, { once: true });
       this.#send({
         type: 'run',
@@ -230,7 +230,7 @@ export class SandboxChild {
       case 'ready':
         if (this.#state !== 'starting') return;
         this.#state = 'ready';
-        this.#hold(false);
+        this.#child.hold(false);
         this.#events.onReady(this);
         return;
       case 'init-failed':
@@ -352,7 +352,7 @@ export class SandboxChild {
     clearTimeout(run.deadline);
     clearTimeout(run.abortGrace);
     run.request.signal.removeEventListener('abort', run.onAbort);
-    if (this.#runs.size === 0 && this.#state === 'ready') this.#hold(false);
+    if (this.#runs.size === 0 && this.#state === 'ready') this.#child.hold(false);
     run.resolve(outcome);
     if (this.#state === 'dead') return;
     this.#runsServed++;
@@ -412,11 +412,6 @@ export class SandboxChild {
     this.#state = 'dead';
     if (!wasDead) this.#failAll(`${this.#noun} died (${reason}) during the run; run it again`);
     this.#events.onExit(this, this.#startupError || reason);
-  }
-
-  // An idle pool must not keep the host alive; a starting or busy child does.
-  #hold(on: boolean): void {
-    this.#child.hold(on);
   }
 
   #send(message: ParentMessage): void {
