@@ -18,6 +18,8 @@ interface ActiveRun {
 }
 
 let runtime: SandboxRuntime | undefined;
+/** The runtime's start-up, while it lasts: a leave that arrives meanwhile waits for it, then closes the runtime. */
+let starting: Promise<void> | undefined;
 const runs = new Map<number, ActiveRun>();
 /** In a worker thread, the port to the parent; in a child process, none (the IPC channel). */
 const port = parentPort;
@@ -45,12 +47,16 @@ function leave(): void {
     // isolates aborts the whole process (transport.ts); its parent gives it up instead.
     if (port === null) leaveProcess(Number(process.exitCode ?? 0));
     for (const runId of runs.keys()) abortRun(runId);
+    await starting;
     await runtime?.close();
     port?.close();
   })().catch(() => undefined);
 }
 
 if (port !== null) {
+  // A thread's output is diagnostics only and goes to stderr, as a child process's does: this
+  // process's stdout may carry data (`ptc mcp`).
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   port.on('message', (received: unknown) => {
     for (const message of unbatch(received)) onMessage(message as ParentMessage);
   });
@@ -78,7 +84,7 @@ if (port !== null) {
 function onMessage(message: ParentMessage): void {
   switch (message.type) {
     case 'init':
-      void init(message.runtimeModule, message.runtimeOptions);
+      starting = init(message.runtimeModule, message.runtimeOptions);
       return;
     case 'run':
       startRun(message);

@@ -93,10 +93,10 @@ function startProcess(execArgv: readonly string[], events: TransportEvents): Chi
 }
 
 function startThread(events: TransportEvents): ChildTransport {
-  // The thread inherits this process's flags (--no-node-snapshot among them). Its output is
-  // diagnostics only: sent to stderr, as a child process's is, since stdout may carry data (`ptc mcp`).
-  const worker = new Worker(childEntry, { stdout: true });
-  worker.stdout.pipe(process.stderr);
+  // The thread inherits this process's flags (--no-node-snapshot among them). It sends its own
+  // stdout to stderr (child-main.ts): not piped from here, since a flowing worker stdout holds
+  // this process's event loop open even when the thread is unref'd.
+  const worker = new Worker(childEntry);
   let ended = false;
   const end = (reason: string): void => {
     if (ended) return;

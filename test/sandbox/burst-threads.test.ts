@@ -112,4 +112,11 @@ describe('burst threads of the in-process runtime', () => {
     expect(ended.ok).toBeGreaterThan(0);
     expect(routedRuns).toBeGreaterThan(0);
   });
+
+  // In a process of its own: what is asserted is that the process ends without close().
+  it('left idle and never closed, do not keep the process alive', async () => {
+    const probe = fileURLToPath(new URL('./idle-threads.probe.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 60_000 });
+    expect(JSON.parse(stdout.trim())).toEqual({ ok: 8, routed: 7 });
+  });
 });
