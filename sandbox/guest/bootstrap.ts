@@ -56,6 +56,7 @@ export function installGuest(
   const ObjectCtor = Object;
   const freeze = Object.freeze;
   const create = Object.create;
+  const setPrototypeOf = Object.setPrototypeOf;
   const defineProperty = Object.defineProperty;
   const getPrototypeOf = Object.getPrototypeOf;
   const objectKeys = Object.keys;
@@ -165,9 +166,18 @@ export function installGuest(
         return undefined;
     }
   });
-  const copyJson = ((input: unknown, root: string): unknown => {
-    const keys: (string | number)[] = [];
-    const ancestors: object[] = [];
+  /** `parent` and `key`: `input` is `parent[key]`, already read (paths and cycles then count from `parent`). */
+  const copyJson = ((input: unknown, root: string, parent?: object, key?: string): unknown => {
+    const keys: (string | number)[] = parent === undefined ? [] : [key as string];
+    const ancestors: object[] = parent === undefined ? [] : [parent];
+    // JSON.stringify asks every array for a toJSON, through Array.prototype: a program that put one
+    // there would have its arrays replaced. The copies then get no prototype (objects never have one).
+    let bareArrays = true;
+    try {
+      bareArrays = 'toJSON' in arrayProto;
+    } catch {
+      // a proxy the program put in the prototype chain threw: take it as there
+    }
     const visit = ((value: unknown, depth: number): unknown => {
       if (typeof value !== 'object' || value === null) {
         const problem = describeScalar(value);
@@ -187,6 +197,7 @@ export function installGuest(
           throw new Violation(pathOf(root, keys, depth), 'is a sparse array or has extra keys, which JSON drops: use a dense array (fill holes with null)');
         }
         const out: unknown[] = [];
+        if (bareArrays) setPrototypeOf(out, null);
         for (let i = 0; i < length; i++) {
           if (!hasOwn(value, i)) throw new Violation(pathOf(root, keys, depth), `is a sparse array (index ${i} is a hole): fill holes, for example with null`);
           keys[depth] = i;
@@ -212,13 +223,43 @@ export function installGuest(
       return out;
     });
     try {
-      return visit(input, 0);
+      return visit(input, parent === undefined ? 0 : 1);
     } catch (error) {
       if (error instanceof Violation) throw error;
       throw new Violation(pathOf(root, keys, keys.length), 'could not be read: a getter or proxy threw while reading it');
     }
   });
   const toJsonText = ((value: unknown, root: string): string => jsonStringify(copyJson(value, root)));
+  /**
+   * A call's arguments as JSON text: copyJson's checks, each key read once, but the top level
+   * written straight to text. Most arguments are a few scalars, and copyJson's null-prototype
+   * copy (a dictionary object, slow to fill and to stringify) made up about a fifth of a call's cost.
+   */
+  const argsJsonText = ((args: object): string => {
+    if (getPrototypeOf(args) !== objectProto) return toJsonText(args, 'args');
+    const enumerable = objectKeys(args);
+    if (ownNames(args).length !== enumerable.length || ownSymbols(args).length !== 0) return toJsonText(args, 'args');
+    let text = '{';
+    for (let i = 0; i < enumerable.length; i++) {
+      const key = enumerable[i];
+      let value: unknown;
+      try {
+        value = (args as Record<string, unknown>)[key];
+      } catch {
+        throw new Violation(pathOf('args', [key], 1), 'could not be read: a getter or proxy threw while reading it');
+      }
+      let part: string;
+      if (typeof value === 'string') part = jsonStringify(value);
+      else if (typeof value === 'object' && value !== null) part = jsonStringify(copyJson(value, 'args', args, key));
+      else {
+        const problem = describeScalar(value);
+        if (problem !== undefined) throw new Violation(pathOf('args', [key], 1), problem);
+        part = StringCtor(value);
+      }
+      text += `${i === 0 ? '' : ','}${jsonStringify(key)}:${part}`;
+    }
+    return `${text}}`;
+  });
 
   // Runs once per value a tool returns, in an isolate whose JIT is cold (each run is a fresh isolate):
   // the fewer bytecodes per node the better. `for…in` walks V8's enum cache without making a key
@@ -477,7 +518,7 @@ export function installGuest(
       }
       let argsJson: string;
       try {
-        argsJson = toJsonText(args, 'args');
+        argsJson = argsJsonText(args);
       } catch (error) {
         const v = error as Violation;
         return invalidArgs(name, `tool arguments must be lossless JSON: ${v.path} ${v.message}; pass an object such as {}`, site);

@@ -32,6 +32,37 @@ it.each([
   expect(host.calls).toEqual([]);
 });
 
+it.each([
+  ['a non-enumerable key', 'tools.echo(Object.defineProperty({ a: 1 }, "hidden", { value: 2 }))', /args has symbol or non-enumerable keys/],
+  ['a symbol key', 'tools.echo({ a: 1, [Symbol("s")]: 2 } as any)', /args has symbol or non-enumerable keys/],
+  ['a class instance', 'tools.echo(new (class Point { x = 1 })())', /args is a class instance/],
+  ['a nested cycle back to the arguments', '(() => { const o: any = { inner: {} }; o.inner.back = o; return tools.echo(o); })()', /args\.inner\.back is a cycle/],
+  ['a nested getter that throws', 'tools.echo({ inner: { get x() { throw new Error("no"); } } })', /args\.inner\.x could not be read/],
+  ['Infinity under an odd key', 'tools.echo({ "odd key": Infinity })', /args\["odd key"\] is Infinity/],
+])('%s is rejected with the path of the offending key', async (_label, call, message) => {
+  const outcome = await host.run(`try { await ${call}; return 'dispatched'; } catch (e) { return (e as Error).message; }`, { tools: { echo: (args) => args } });
+  expect(resultOf(outcome)).toMatch(message);
+  expect(host.calls).toEqual([]);
+});
+
+it('accepted arguments reach the tool as JSON carries them (escaped keys, an own __proto__ key, numbers, nesting), even with a toJSON on Object.prototype', async () => {
+  const outcome = await host.run(
+    `Object.prototype.toJSON = () => 'polluted';
+     const args = JSON.parse('{"__proto__": {"x": 1}}');
+     Object.assign(args, { 'quote"d': 'line\\nbreak', big: 1e21, small: 5e-7, neg: -12.5, t: true, f: false, n: null, list: [1, 'two', [3]], deep: { a: { b: [] } } });
+     await tools.echo(args);
+     return [1, [2, { three: [] }]];`,
+    { tools: { echo: (args) => args } },
+  );
+  // The same holds for the program's own result.
+  expect(resultOf(outcome)).toEqual([1, [2, { three: [] }]]);
+  expect(host.calls).toHaveLength(1);
+  const expected = JSON.parse('{"__proto__": {"x": 1}}') as Record<string, unknown>;
+  Object.assign(expected, { 'quote"d': 'line\nbreak', big: 1e21, small: 5e-7, neg: -12.5, t: true, f: false, n: null, list: [1, 'two', [3]], deep: { a: { b: [] } } });
+  expect(host.calls[0].args).toEqual(expected);
+  expect(Object.keys(host.calls[0].args as object)).toEqual(Object.keys(expected));
+});
+
 it('a getter is read once: what is checked is what is sent', async () => {
   const outcome = await host.run(
     `let reads = 0;
