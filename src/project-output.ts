@@ -4,7 +4,7 @@
  * (outer calls only). Any failure is one `ToolOutputError` result.
  */
 import type { ContentBlock } from './content.ts';
-import { deepFreeze, LossyJsonError, snapshotFrozenJson, snapshotJson, type JsonValue } from './json.ts';
+import { deepFreeze, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonWithText, snapshotJson, type JsonValue } from './json.ts';
 import { describeThrown, outputFailure, success } from './results.ts';
 import type { ToolExecutionResult, ToolOutput } from './tool.ts';
 
@@ -25,7 +25,8 @@ export function projectOutput(
   let value: JsonValue;
   try {
     // Copy and freeze in one walk: validation only reads, so it can run on the frozen copy.
-    value = snapshotFrozenJson(raw, 'value') as JsonValue;
+    // A nested call's value goes on to a program as JSON text, made here at its cheapest (json.ts).
+    value = (outer ? snapshotFrozenJson(raw, 'value') : snapshotFrozenJsonWithText(raw, 'value')) as JsonValue;
   } catch (error) {
     return outputFailure(`tool "${tool.name}" returned a value that is not lossless JSON: ${lossyDetail(error)}`);
   }

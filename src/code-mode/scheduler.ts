@@ -16,7 +16,7 @@
  * order, while the bodies themselves overlap.
  */
 import type { EventSink, NewToolEvent } from '../events.ts';
-import type { JsonValue } from '../json.ts';
+import { jsonTextOf, type JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
@@ -264,7 +264,7 @@ export class RunScheduler {
 }
 
 function toOutcome(result: ToolExecutionResult, callId: string): SandboxCallOutcome {
-  if (!result.isError) return { ok: true, valueJson: JSON.stringify(result.value) };
+  if (!result.isError) return { ok: true, valueJson: jsonTextOf(result.value) };
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }
 
