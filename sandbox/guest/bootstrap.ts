@@ -446,7 +446,10 @@ export function installGuest(
     ordinal: number;
     handled: boolean;
     settled: boolean;
+    /** Where the program made the call, for its error; not yet captured while the call crosses inside its stub. */
     site?: { stack?: unknown };
+    /** A failure that arrived before the site was captured (settleCall waits for the stub to capture it). */
+    deferred?: string;
     promise?: Promise<unknown>;
     resolve?: (value: unknown) => void;
     reject?: (error: unknown) => void;
@@ -464,6 +467,8 @@ export function installGuest(
     }
     override then<A = T, B = never>(onOk?: ((v: T) => A | PromiseLike<A>) | null, onErr?: ((e: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
       this.#record.handled = true;
+      // An `await` calls this from a later microtask: the turn that made the call is over.
+      crossedInTurn = false;
       return reflectApply(promiseThen, this, [onOk, onErr]) as Promise<A | B>;
     }
   }
@@ -511,29 +516,49 @@ export function installGuest(
   };
   const makeStub = ((name: string) =>
     (function stub(args: unknown): Promise<unknown> {
-      const site: { stack?: unknown } = {};
-      captureStackTrace(site, stub);
+      // The call site is captured only where it may be needed: capturing costs about a fifth of a call.
+      const siteHere = (): { stack?: unknown } => {
+        const site: { stack?: unknown } = {};
+        captureStackTrace(site, stub);
+        return site;
+      };
       if (typeof args !== 'object' || args === null || isArray(args)) {
-        return invalidArgs(name, `tools[${jsonStringify(name)}] takes one JSON object as its argument, got ${args === null ? 'null' : isArray(args) ? 'an array' : typeof args}: pass an object such as {}`, site);
+        return invalidArgs(name, `tools[${jsonStringify(name)}] takes one JSON object as its argument, got ${args === null ? 'null' : isArray(args) ? 'an array' : typeof args}: pass an object such as {}`, siteHere());
       }
       let argsJson: string;
       try {
         argsJson = argsJsonText(args);
       } catch (error) {
         const v = error as Violation;
-        return invalidArgs(name, `tool arguments must be lossless JSON: ${v.path} ${v.message}; pass an object such as {}`, site);
+        return invalidArgs(name, `tool arguments must be lossless JSON: ${v.path} ${v.message}; pass an object such as {}`, siteHere());
       }
       // Characters are a lower bound of the UTF-8 bytes: never refuses what the host (exact bytes) would accept.
       if (argsJson.length > config.maxArgBytes) {
-        return invalidArgs(name, `tool arguments are ${argsJson.length} characters of JSON, over the ${config.maxArgBytes}-byte limit for one call: pass less per call (split the data over several calls)`, site);
+        return invalidArgs(name, `tool arguments are ${argsJson.length} characters of JSON, over the ${config.maxArgBytes}-byte limit for one call: pass less per call (split the data over several calls)`, siteHere());
       }
-      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site, promise: undefined, resolve: undefined, reject: undefined };
+      // Alone in its turn (the common `await tools.x(…)`), a call to a tool that answers within the host's
+      // turn crosses synchronously here, inside its stub, rather than from the turn's end. The program's
+      // frame is then still below this one: the site is captured only if the call failed or missed the turn.
+      // One such call per turn: the calls after it in the same turn (a fan-out) gather as one batch and overlap.
+      const now = !crossedInTurn && outbox === '' && sharedControl !== undefined && !returned && slowTools[name] !== true;
+      const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site: now ? undefined : siteHere(), deferred: undefined, promise: undefined, resolve: undefined, reject: undefined };
       records.push(record);
       const promise = new ToolPromise<unknown>(captureSettlers, record);
       record.promise = promise;
       record.resolve = capturedResolve;
       record.reject = capturedReject;
       reflectApply(waitingSet, waiting, [record.ordinal, record]);
+      if (now) {
+        crossedInTurn = true;
+        exchange(`${name.length}:${name}${argsJson.length}:${argsJson}`, [record]);
+        if (!record.settled || record.deferred !== undefined) {
+          record.site = siteHere();
+          const deferred = record.deferred;
+          record.deferred = undefined;
+          if (deferred !== undefined) settleCall(record, deferred);
+        }
+        return promise;
+      }
       outbox += `${name.length}:${name}${argsJson.length}:${argsJson}`;
       batchRecords[batched] = record;
       if (slowTools[name] !== true) batchHasFast = true;
@@ -558,6 +583,8 @@ export function installGuest(
   let outbox = '';
   let batched = 0;
   let flushQueued = false;
+  /** A call crossed inside its stub since the program last yielded (see the stub). */
+  let crossedInTurn = false;
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
   /** Tools whose latest synchronously submitted call outlived the host's turn (I/O): their calls go the async way. */
@@ -643,10 +670,16 @@ export function installGuest(
   });
   const flushLater = (function flushLater(): void {
     flushQueued = false;
+    crossedInTurn = false;
     if (outbox !== '') flushCalls();
   });
   const settleCall = ((record: CallRecord, text: string): void => {
     record.settled = true;
+    if (record.site === undefined && text[0] !== 'V') {
+      // Crossing inside its stub, which captures the site and settles it (a value needs no site).
+      record.deferred = text;
+      return;
+    }
     const { name } = record;
     const site = record.site as { stack?: unknown };
     const resolve = record.resolve as (value: unknown) => void;

@@ -30,6 +30,32 @@ it('an uncaught ToolCallError fails the run with kind exception at the awaiting 
   expect(JSON.stringify(failure)).not.toMatch(/node_modules|\/work\/|harness/);
 });
 
+it('every failed call names the line that made it: alone in its turn, in a fan-out, past the host turn, or refused in the isolate', async () => {
+  const outcome = await host.run(
+    [
+      'const at = async (call: () => Promise<unknown>) => { try { await call(); return "no error"; } catch (e) { return /agent\\.ts:(\\d+)/.exec(String((e as Error).stack))?.[1]; } };',
+      'const lines: unknown[] = [];',
+      'for (let i = 0; i < 3; i++) await tools.fine({});',
+      'lines.push(await at(() => tools.broken({})));',
+      'lines.push(await at(() => Promise.all([tools.fine({}), tools.broken({})])));',
+      'lines.push(await at(() => tools.late({})));',
+      'lines.push(await at(() => tools.broken({ n: NaN })));',
+      'return lines;',
+    ].join('\n'),
+    {
+      tools: {
+        ...tools,
+        fine: () => 1,
+        late: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          throw new Error('too late');
+        },
+      },
+    },
+  );
+  expect(resultOf(outcome)).toEqual(['4', '5', '6', '7']);
+});
+
 it('ToolCallError is a read-only global the program cannot replace', async () => {
   const outcome = await host.run('try { (globalThis as any).ToolCallError = 1 } catch {}\nreturn typeof ToolCallError');
   expect(resultOf(outcome)).toBe('function');
