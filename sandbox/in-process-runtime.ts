@@ -55,7 +55,7 @@ export interface InProcessRuntimeOptions {
   maxActiveRuns?: number;
   /**
    * Worker threads that take the runs of a burst (a run that arrives while
-   * other admitted runs have not started yet, or while runs queue): each
+   * more than 16 admitted runs have not started yet, or while runs queue): each
    * prepares its isolates in parallel with the others, and tools still run
    * on this thread. Started by the first burst or by `ready()`, kept until
    * `close()`; each holds about 30 MiB (its modules, the type stripper, its
@@ -84,6 +84,14 @@ export interface InProcessRuntimeOptions {
 
 /** The default `burstThreads` on a machine with more cores than this. */
 const MAX_DEFAULT_BURST_THREADS = 8;
+
+/**
+ * Runs admitted and not yet started beyond which a starting run goes to a burst thread. A run
+ * there pays a thread crossing on each of its tool calls: sending the first runs of every burst
+ * of 8 there cost a workload of 100 calls per run about a third of its throughput. Past this
+ * many, a run would wait behind enough isolate set-ups here that the thread is quicker.
+ */
+const BURST_MIN_UNSTARTED = 16;
 
 /** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
 const SYNC_RUNS_PER_CORE = 4;
@@ -200,9 +208,9 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   };
 
   const runOnce = async (request: SandboxRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
-    // A burst is other runs not started yet, or runs waiting for admission: admitted one at a time as
+    // A burst is many runs not started yet, or runs waiting for admission: admitted one at a time as
     // others reach their first tool call, a burst's runs would each find the others gone.
-    if (unstarted > 1 || queue.size > 0) {
+    if (unstarted > BURST_MIN_UNSTARTED || queue.size > 0) {
       const thread = burstThreads()?.take();
       if (thread !== undefined) return thread.run(request);
     }

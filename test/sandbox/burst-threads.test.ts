@@ -28,19 +28,19 @@ describe('burst threads of the in-process runtime', () => {
       expect(runtime.status().children).toBe(2);
       const lines: string[] = [];
       const outcomes = await Promise.all(
-        Array.from({ length: 12 }, (_, i) =>
+        Array.from({ length: 24 }, (_, i) =>
           host.run(`console.log('run ${i}'); const v = await tools.echo({ i: ${i} }); return [v.i, Object.isFrozen(v), typeof ivm];`, {
             tools: { echo: (args) => args },
             onLog: (line) => lines.push(line),
           }),
         ),
       );
-      expect(outcomes.map(resultOf)).toEqual(Array.from({ length: 12 }, (_, i) => [i, true, 'undefined']));
-      expect(outcomes.map((outcome) => outcome.logs)).toEqual(Array.from({ length: 12 }, (_, i) => [`run ${i}`]));
-      expect(lines.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `run ${i}`).sort());
-      // The first run found no other waiting and started here; the rest were a burst.
-      expect(routed).toHaveBeenCalledTimes(11);
-      expect(host.calls).toHaveLength(12);
+      expect(outcomes.map(resultOf)).toEqual(Array.from({ length: 24 }, (_, i) => [i, true, 'undefined']));
+      expect(outcomes.map((outcome) => outcome.logs)).toEqual(Array.from({ length: 24 }, (_, i) => [`run ${i}`]));
+      expect(lines.sort()).toEqual(Array.from({ length: 24 }, (_, i) => `run ${i}`).sort());
+      // The first 16 found at most 15 others waiting to start and started here; the rest were a burst.
+      expect(routed).toHaveBeenCalledTimes(8);
+      expect(host.calls).toHaveLength(24);
     } finally {
       await host.close();
     }
@@ -68,7 +68,8 @@ describe('burst threads of the in-process runtime', () => {
       await runtime.ready();
       const aborted = new AbortController();
       const runs = [
-        host.run('return 0;'),
+        // Sixteen runs waiting to start make the ones after them a burst.
+        ...Array.from({ length: 16 }, () => host.run('return 0;')),
         host.run('const keep = []; for (;;) keep.push(new Array(1e5).fill(keep.length));', { limits: { memoryMiB: 16 } }),
         host.run('for (;;) {}', { limits: { timeoutMs: 300 } }),
         host.run('await tools.never({}); return 1;', { tools: { never: () => new Promise(() => undefined) }, signal: aborted.signal }),
@@ -76,8 +77,9 @@ describe('burst threads of the in-process runtime', () => {
       ];
       while (host.calls.every((call) => call.name !== 'never')) await new Promise((resolve) => setImmediate(resolve));
       aborted.abort();
-      const [first, bomb, spinner, waiter, ...rest] = await Promise.all(runs);
-      expect(resultOf(first!)).toBe(0);
+      const outcomes = await Promise.all(runs);
+      expect(outcomes.slice(0, 16).map(resultOf)).toEqual(Array.from({ length: 16 }, () => 0));
+      const [bomb, spinner, waiter, ...rest] = outcomes.slice(16);
       expect(failureOf(bomb!).kind).toBe('memory');
       expect(failureOf(spinner!)).toMatchObject({ kind: 'timeout' });
       expect(failureOf(waiter!).kind).toBe('abort');
@@ -85,6 +87,19 @@ describe('burst threads of the in-process runtime', () => {
       expect(routed).toHaveBeenCalledTimes(7);
       // A thread survives its runs' failures: no replacement was needed.
       expect(runtime.status()).toMatchObject({ children: 2, restarts: 0 });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('are not started by a few runs at once: in a thread, each tool call would cross threads', async () => {
+    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
+    const host = createFakeHost(runtime);
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => host.run(`return (await tools.echo({ i: ${i} })).i;`, { tools: { echo: (args) => args } })));
+      expect(outcomes.map(resultOf)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+      expect(routed).not.toHaveBeenCalled();
+      expect(runtime.status().children).toBe(0);
     } finally {
       await host.close();
     }
@@ -117,6 +132,6 @@ describe('burst threads of the in-process runtime', () => {
   it('left idle and never closed, do not keep the process alive', async () => {
     const probe = fileURLToPath(new URL('./idle-threads.probe.ts', import.meta.url));
     const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 60_000 });
-    expect(JSON.parse(stdout.trim())).toEqual({ ok: 8, routed: 7 });
+    expect(JSON.parse(stdout.trim())).toEqual({ ok: 24, routed: 8 });
   });
 });

@@ -18,7 +18,7 @@ const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32,
 await runtime.ready();
 const limits = { timeoutMs: 10_000, memoryMiB: 32, maxLogBytes: 1 << 16, maxResultBytes: 1 << 16, maxArgBytes: 1 << 16 };
 const outcomes = await Promise.all(
-  Array.from({ length: 8 }, (_, i) =>
+  Array.from({ length: 24 }, (_, i) =>
     runtime.run({
       code: `return ${i};`,
       toolNames: [],
