@@ -56,6 +56,21 @@ it('every failed call names the line that made it: alone in its turn, in a fan-o
   expect(resultOf(outcome)).toEqual(['4', '5', '6', '7']);
 });
 
+it('in a fan-out, a failed call names its own line; past 16 calls of one turn, a loop’s calls share its line', async () => {
+  const outcome = await host.run(
+    [
+      'const settled = await Promise.allSettled([',
+      '  tools.fine({}),',
+      '  tools.broken({}),',
+      '  ...Array.from({ length: 40 }, (_, i) => (i === 30 ? tools.broken({}) : tools.fine({}))),',
+      ']);',
+      'return settled.flatMap((s) => (s.status === "rejected" ? [/agent\\.ts:(\\d+)/.exec(String(s.reason.stack))?.[1]] : []));',
+    ].join('\n'),
+    { tools: { ...tools, fine: () => 1 } },
+  );
+  expect(resultOf(outcome)).toEqual(['3', '4']);
+});
+
 it('ToolCallError is a read-only global the program cannot replace', async () => {
   const outcome = await host.run('try { (globalThis as any).ToolCallError = 1 } catch {}\nreturn typeof ToolCallError');
   expect(resultOf(outcome)).toBe('function');
