@@ -30,7 +30,7 @@ it('an uncaught ToolCallError fails the run with kind exception at the awaiting 
   expect(JSON.stringify(failure)).not.toMatch(/node_modules|\/work\/|harness/);
 });
 
-it('every failed call names the line that made it: alone in its turn, in a fan-out, past the host turn, or refused in the isolate', async () => {
+it('every failed call names the line that made it: alone in its turn, in a fan-out, past the host turn, refused in the isolate; past 16 calls of one turn, a loop’s line', async () => {
   const outcome = await host.run(
     [
       'const at = async (call: () => Promise<unknown>) => { try { await call(); return "no error"; } catch (e) { return /agent\\.ts:(\\d+)/.exec(String((e as Error).stack))?.[1]; } };',
@@ -40,6 +40,13 @@ it('every failed call names the line that made it: alone in its turn, in a fan-o
       'lines.push(await at(() => Promise.all([tools.fine({}), tools.broken({})])));',
       'lines.push(await at(() => tools.late({})));',
       'lines.push(await at(() => tools.broken({ n: NaN })));',
+      'lines.push(await at(() => Promise.all([',
+      '  tools.fine({}),',
+      '  tools.fine({}),',
+      '  tools.fine({}),',
+      '  tools.broken({}),',
+      '])));',
+      'lines.push(await at(() => Promise.all(Array.from({ length: 40 }, (_, i) => (i === 30 ? tools.broken({}) : tools.fine({}))))));',
       'return lines;',
     ].join('\n'),
     {
@@ -53,22 +60,7 @@ it('every failed call names the line that made it: alone in its turn, in a fan-o
       },
     },
   );
-  expect(resultOf(outcome)).toEqual(['4', '5', '6', '7']);
-});
-
-it('in a fan-out, a failed call names its own line; past 16 calls of one turn, a loop’s calls share its line', async () => {
-  const outcome = await host.run(
-    [
-      'const settled = await Promise.allSettled([',
-      '  tools.fine({}),',
-      '  tools.broken({}),',
-      '  ...Array.from({ length: 40 }, (_, i) => (i === 30 ? tools.broken({}) : tools.fine({}))),',
-      ']);',
-      'return settled.flatMap((s) => (s.status === "rejected" ? [/agent\\.ts:(\\d+)/.exec(String(s.reason.stack))?.[1]] : []));',
-    ].join('\n'),
-    { tools: { ...tools, fine: () => 1 } },
-  );
-  expect(resultOf(outcome)).toEqual(['3', '4']);
+  expect(resultOf(outcome)).toEqual(['4', '5', '6', '7', '12', '14']);
 });
 
 it('ToolCallError is a read-only global the program cannot replace', async () => {
