@@ -136,6 +136,12 @@ interface Frame {
   length: number;
   /** Index of the element being read (the one a violation names). */
   index: number;
+  /**
+   * `dst` already holds the values, copied by a spread: a native copy, laid out like the
+   * source, which the spread of a plain object makes several times faster than key-by-key
+   * assignment, and which JSON.stringify then reads faster too.
+   */
+  filled: boolean;
 }
 
 const CHECK = 0;
@@ -178,7 +184,8 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][]): u
       let descended = false;
       while (++frame.index < frame.length) {
         const key = keys === null ? frame.index : keys[frame.index];
-        const value: unknown = (src as Record<string | number, unknown>)[key];
+        // A filled copy already holds the values (read once, by the spread in enter).
+        const value: unknown = (frame.filled ? (frame.dst as Record<string, unknown>) : (src as Record<string | number, unknown>))[key];
         let out: unknown;
         if (typeof value === 'object' && value !== null) {
           if (isAncestor(value, stack, deep)) throw new Violation('is a cycle: it contains itself');
@@ -199,7 +206,7 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][]): u
           }
           throw new Violation(describeNonJson(value));
         }
-        if (copy) {
+        if (copy && !frame.filled) {
           if (keys === null) (frame.dst as unknown[]).push(value);
           else assign(frame.dst as JsonObject, key as string, value);
         }
@@ -268,7 +275,7 @@ function enter(src: object, copy: boolean): Frame {
     // the opposite holds (getOwnPropertyNames is served from the enum cache).
     const own = Reflect.ownKeys(src);
     if (own.length !== length + 1) checkArrayKeys(src, own, length);
-    return { src, dst: copy ? [] : undefined, keys: null, length, index: -1 };
+    return { src, dst: copy ? [] : undefined, keys: null, length, index: -1, filled: false };
   }
   const proto = Object.getPrototypeOf(src) as object | null;
   if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) {
@@ -278,7 +285,13 @@ function enter(src: object, copy: boolean): Frame {
   if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) {
     checkObjectKeys(src, Reflect.ownKeys(src));
   }
-  return { src, dst: copy ? {} : undefined, keys, length: keys.length, index: -1 };
+  if (!copy) return { src, dst: undefined, keys, length: keys.length, index: -1, filled: false };
+  try {
+    return { src, dst: { ...src } as JsonObject, keys, length: keys.length, index: -1, filled: true };
+  } catch {
+    // A getter or proxy threw: copying key by key names the key that did.
+    return { src, dst: {}, keys, length: keys.length, index: -1, filled: false };
+  }
 }
 
 function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {
