@@ -139,7 +139,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const drain = (): void => queue.drain(() => (hasRoom() ? true : undefined));
   const stopWatch = watchBudget(budget);
   const active = new Set<Promise<SandboxRunOutcome>>();
-  /** Admitted runs whose program has not started yet: more than one is a burst. */
+  /** Admitted runs whose program has not started yet: more than BURST_MIN_UNSTARTED is a burst. */
   let unstarted = 0;
   let closed = false;
 

@@ -78,7 +78,7 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
   runReserveMiB: z.number().gt(0).describe('What each run reserves at admission, before its isolate is measured, MiB. Default 2.'),
   maxActiveRuns: positiveInt().describe('Runs computing at once (a run awaiting a tool call does not count). Default 16 per core; more wait in the queue.'),
   runsPerChild: positiveInt().describe('`process` runtime: optional hard cap on runs per child on top of the budget. Default: none.'),
-  burstThreads: z.int().min(0).max(64).describe('`in-process` runtime: worker threads that prepare and run the runs of a burst in parallel (tools stay on the main thread). Default: the CPU count, at most 8; 0 prepares every run on the main thread.'),
+  burstThreads: z.int().min(0).max(64).describe('`in-process` runtime: worker threads that prepare and run the runs of a burst (more than 16 runs waiting to start) in parallel (tools stay on the main thread). Default: the CPU count, at most 8; 0 prepares every run on the main thread.'),
   queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),
   queueTimeoutMs: positiveInt().describe('Longest wait for headroom, ms. Default 5,000; past it the run fails `busy` (503).'),
 });
