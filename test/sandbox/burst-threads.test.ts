@@ -9,20 +9,37 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import { createInProcessRuntime, type InProcessRuntimeOptions } from '../../sandbox/in-process-runtime.ts';
 import { SandboxChild } from '../../sandbox/process/sandbox-child.ts';
-import { createFakeHost, failureOf, resultOf } from './harness.ts';
+import { createFakeHost, failureOf, resultOf, type FakeHost } from './harness.ts';
 
 const routed = vi.spyOn(SandboxChild.prototype, 'run');
 afterEach(() => routed.mockClear());
 // Test files share this process: the next one gets the method back.
 afterAll(() => routed.mockRestore());
 
+/** A runtime with burst threads (warm isolates of 32 MiB) and a fake host on it, closed after `test`. */
+async function withThreads(options: InProcessRuntimeOptions, test: (runtime: SandboxRuntime, host: FakeHost) => Promise<void>): Promise<void> {
+  const runtime = createInProcessRuntime({ warmPoolMemoryMiB: 32, ...options });
+  const host = createFakeHost(runtime);
+  try {
+    await test(runtime, host);
+  } finally {
+    await host.close();
+  }
+}
+
+/** Runs `name` (a probe next to this file) in a process of its own; what it printed, parsed. */
+async function runProbe(name: string, timeoutMs: number): Promise<unknown> {
+  const probe = fileURLToPath(new URL(`./${name}`, import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: timeoutMs });
+  return JSON.parse(stdout.trim()) as unknown;
+}
+
 describe('burst threads of the in-process runtime', () => {
   it('start with ready() and take the runs of a burst; tools, logs and results cross as on this thread', async () => {
-    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
-    const host = createFakeHost(runtime);
-    try {
+    await withThreads({ warmPoolSize: 1, burstThreads: 2 }, async (runtime, host) => {
       expect(runtime.status().children).toBe(0);
       await runtime.ready();
       expect(runtime.status().children).toBe(2);
@@ -41,30 +58,22 @@ describe('burst threads of the in-process runtime', () => {
       // The first 16 found at most 15 others waiting to start and started here; the rest were a burst.
       expect(routed).toHaveBeenCalledTimes(8);
       expect(host.calls).toHaveLength(24);
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   it('counts runs waiting for admission as a burst', async () => {
     // One computing run at a time: the burst is admitted one run after another, as each reaches its tool call.
-    const runtime = createInProcessRuntime({ warmPoolSize: 0, warmPoolMemoryMiB: 32, maxActiveRuns: 1, burstThreads: 1 });
-    const host = createFakeHost(runtime);
-    try {
+    await withThreads({ warmPoolSize: 0, maxActiveRuns: 1, burstThreads: 1 }, async (runtime, host) => {
       await runtime.ready();
       const outcomes = await Promise.all(Array.from({ length: 4 }, (_, i) => host.run(`return (await tools.echo({ i: ${i} })).i;`, { tools: { echo: (args) => args } })));
       expect(outcomes.map(resultOf)).toEqual([0, 1, 2, 3]);
       // The first started alone; the second and third while others waited for admission; the last alone again.
       expect(routed).toHaveBeenCalledTimes(2);
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   it('keep each run to its own limits: a heap bomb fails memory, a spinner its timeout, an aborted run abort, the rest succeed', async () => {
-    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
-    const host = createFakeHost(runtime);
-    try {
+    await withThreads({ warmPoolSize: 1, burstThreads: 2 }, async (runtime, host) => {
       await runtime.ready();
       const aborted = new AbortController();
       const runs = [
@@ -87,41 +96,29 @@ describe('burst threads of the in-process runtime', () => {
       expect(routed).toHaveBeenCalledTimes(7);
       // A thread survives its runs' failures: no replacement was needed.
       expect(runtime.status()).toMatchObject({ children: 2, restarts: 0 });
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   it('are not started by a few runs at once: in a thread, each tool call would cross threads', async () => {
-    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
-    const host = createFakeHost(runtime);
-    try {
+    await withThreads({ warmPoolSize: 1, burstThreads: 2 }, async (runtime, host) => {
       const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => host.run(`return (await tools.echo({ i: ${i} })).i;`, { tools: { echo: (args) => args } })));
       expect(outcomes.map(resultOf)).toEqual(Array.from({ length: 16 }, (_, i) => i));
       expect(routed).not.toHaveBeenCalled();
       expect(runtime.status().children).toBe(0);
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   it('are not started by runs that never overlap', async () => {
-    const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 32, burstThreads: 2 });
-    const host = createFakeHost(runtime);
-    try {
+    await withThreads({ warmPoolSize: 1, burstThreads: 2 }, async (runtime, host) => {
       for (let i = 0; i < 3; i++) expect(resultOf(await host.run(`return ${i};`))).toBe(i);
       expect(runtime.status().children).toBe(0);
       expect(routed).not.toHaveBeenCalled();
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   // In a process of its own: the fault it guards against (a thread torn down under live isolates) aborts the whole process.
   it('closed in every state, or losing a thread mid-run, settle every run and leave the process whole', async () => {
-    const probe = fileURLToPath(new URL('./burst-close.probe.ts', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 120_000 });
-    const { ended, routed: routedRuns } = JSON.parse(stdout.trim()) as { ended: Record<string, number>; routed: number };
+    const { ended, routed: routedRuns } = (await runProbe('burst-close.probe.ts', 120_000)) as { ended: Record<string, number>; routed: number };
     expect(Object.values(ended).reduce((sum, n) => sum + n, 0)).toBe(12 * 16);
     expect(Object.keys(ended).every((kind) => ['ok', 'busy', 'abort', 'crashed'].includes(kind))).toBe(true);
     expect(ended.ok).toBeGreaterThan(0);
@@ -130,8 +127,6 @@ describe('burst threads of the in-process runtime', () => {
 
   // In a process of its own: what is asserted is that the process ends without close().
   it('left idle and never closed, do not keep the process alive', async () => {
-    const probe = fileURLToPath(new URL('./idle-threads.probe.ts', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 60_000 });
-    expect(JSON.parse(stdout.trim())).toEqual({ ok: 24, routed: 8 });
+    expect(await runProbe('idle-threads.probe.ts', 60_000)).toEqual({ ok: 24, routed: 8 });
   });
 });
