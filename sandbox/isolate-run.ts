@@ -41,6 +41,12 @@ interface SharedReplies {
 }
 
 const DEFAULT_SYNC_WAIT_MS = 100;
+/**
+ * Characters of replies (while more calls run) past which they go to a waiting guest at once
+ * rather than at the end of the host's turn: a few pages of rows. Each push costs a crossing,
+ * but the guest parses what it got while this thread still makes the rest.
+ */
+const PUSH_CHARS = 64 * 1024;
 const SHARED_WAITING = 1;
 const SHARED_ANSWERED = 2;
 /** Control words before the text (Int32 each): state, text length, spin allowed, unused. */
@@ -85,6 +91,8 @@ export interface PreparedIsolate {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   readonly start: ivm.Reference<unknown>;
+  /** The guest's `push`: replies delivered while its asynchronous submit waits. */
+  readonly push: ivm.Reference<unknown>;
   bind(bindings: Bindings): void;
 }
 
@@ -112,14 +120,46 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       const resolve = answer;
       if (resolve === undefined) return;
       answer = undefined;
+      if (resolve === syncAnswer && syncTurn !== undefined) {
+        // Answered within its turn (in-memory tools): nothing is left for the turn's end to do.
+        clearImmediate(syncTurn);
+        syncTurn = undefined;
+        syncAnswer = undefined;
+      }
       bindings?.touch();
+      // Once replies went ahead of this answer, the rest follows them (see pushNow) and the answer carries none.
+      if (pushed && outbox !== '') pushNow();
+      pushed = false;
       const batch = outbox;
       outbox = '';
       resolve(batch);
     };
+    let pushRef: ivm.Reference<unknown> | undefined;
+    /** Replies went ahead of the pending asynchronous answer: until it is given, all of them do. */
+    let pushed = false;
+    /**
+     * Hands the guest the replies ready so far while its asynchronous submit still waits. Pushes
+     * reach the guest in the order they are made, but an answer may overtake them (given before
+     * the guest took its submit's reply, it arrives with that), so after a push the answer goes
+     * empty: the replies still to come before it is given are pushed too (at the end of the
+     * turn, see flush, or with the answer).
+     */
+    const pushNow = (): void => {
+      pushed = true;
+      const batch = outbox;
+      outbox = '';
+      bindings?.touch();
+      try {
+        pushRef?.applyIgnored(undefined, [batch]);
+      } catch {
+        // the isolate is gone: nothing waits for these replies any more
+      }
+    };
     const flush = (): void => {
       flushQueued = false;
-      if (outbox !== '') answerNow();
+      if (outbox === '') return;
+      if (pushed) pushNow();
+      else answerNow();
     };
     const queueFlush = (): void => {
       if (flushQueued) return;
@@ -134,6 +174,8 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       if (answer === undefined) return;
       // The last running call answers at once (sequential programs wait for it); others gather for a turn.
       if (running === 0) answerNow();
+      // Unless they are big (a fan-out of pages): the guest then parses those ready while this thread makes the rest.
+      else if (outbox.length >= PUSH_CHARS && answer !== syncAnswer) pushNow();
       else queueFlush();
     };
     // The synchronous crossing (see SharedReplies): the guest waits on `control[0]` until the host
@@ -153,11 +195,12 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       }
     };
     let syncAnswer: ((batch: string) => void) | undefined;
-    let syncTurnQueued = false;
+    /** The end of the host turn a synchronous submit waits at most, while one is pending. */
+    let syncTurn: NodeJS.Immediate | undefined;
     /** The calls of the latest synchronous submit still running: ordinal → tool name. */
     const syncCalls = new Map<number, string>();
     const endSyncTurn = (): void => {
-      syncTurnQueued = false;
+      syncTurn = undefined;
       const pending = syncAnswer;
       syncAnswer = undefined;
       if (pending === undefined || answer !== pending) return;
@@ -197,16 +240,13 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
         at = argsEnd;
       }
       if (sync) {
-        // At most one host turn: calls that finish sooner are answered as the last one ends (reply).
-        // One immediate serves every sync submit: a stale one runs after the current turn's
-        // microtasks, so it never cuts a turn short.
+        // At most one host turn: calls that finish sooner are answered as the last one ends (reply),
+        // which cancels the turn's end. One still pending from an earlier submit serves this one: it
+        // runs after the current turn's microtasks, so it never cuts a turn short.
         const pending = (replies: string): void => answerShared(replies);
         answer = syncAnswer = pending;
         if (running === 0) answerNow();
-        else if (!syncTurnQueued) {
-          syncTurnQueued = true;
-          setImmediate(endSyncTurn);
-        }
+        else syncTurn ??= setImmediate(endSyncTurn);
         return undefined;
       }
       return new Promise<string>((resolve) => {
@@ -238,13 +278,18 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     const install = script.runSync(context, { reference: true }) as ivm.Reference<unknown>;
     script.release();
     const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-    const start = install.applySync(undefined, [...refs, names], { result: { reference: true } }) as ivm.Reference<unknown>;
+    const api = install.applySync(undefined, [...refs, names], { result: { reference: true } }) as ivm.Reference<Record<'start' | 'push', unknown>>;
     install.release();
+    const start = api.getSync('start', { reference: true }) as ivm.Reference<unknown>;
+    const push = api.getSync('push', { reference: true }) as ivm.Reference<unknown>;
+    api.release();
+    pushRef = push;
     return {
       memoryMiB,
       isolate,
       context,
       start,
+      push,
       bind(next) {
         bindings = next;
         shared = next.sharedReplies === undefined ? undefined : sharedReplies(next.sharedReplies);

@@ -21,7 +21,9 @@
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
- * - start(toolNames, config, program, sharedReplies?) resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`.
+ * - start(toolNames, config, program, sharedReplies?) resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`;
+ * - push(replies), from the host, while an asynchronous submit waits: replies delivered ahead of its
+ *   answer, in the same format (the answer then carries only what came after).
  */
 
 interface HostRef {
@@ -41,6 +43,11 @@ interface GuestConfig {
 
 type Program = () => Promise<unknown>;
 export type GuestStart = (toolNamesJson: string, configJson: string, program: Program, sharedReplies?: SharedArrayBuffer) => Promise<string>;
+/** What the bootstrap hands the host: `start`, and `push`, by which the host delivers replies unasked. */
+export interface GuestApi {
+  readonly start: GuestStart;
+  readonly push: (batch: string) => void;
+}
 
 export function installGuest(
   submitRef: HostRef,
@@ -49,7 +56,7 @@ export function installGuest(
   clearTimerRef: HostRef,
   failRef: HostRef,
   namesJson: string,
-): GuestStart {
+): GuestApi {
   'use strict';
   // ---- captured built-ins (a program may replace the globals later) ----
   const G = globalThis as unknown as Record<string, unknown>;
@@ -89,18 +96,26 @@ export function installGuest(
   const now = Date.now;
   const RESOLVED = PromiseCtor.resolve();
   const parseIntCtor = parseInt;
-  const stringIndexOf = String.prototype.indexOf;
-  const stringSlice = String.prototype.slice;
+  // The built-ins a tool call uses that take `this`, called as f(self, …args): immune to a program's
+  // later changes of the prototypes, like Reflect.apply, but without its argument array per call
+  // (every run starts with a cold JIT, and a call makes about twenty of these).
+  const uncurryThis = <A extends unknown[], R>(method: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
+    reflectApply(Function.prototype.bind, Function.prototype.call, [method]) as (self: unknown, ...args: A) => R;
+  const stringIndexOf = uncurryThis(String.prototype.indexOf as (search: string, from?: number) => number);
+  const stringSlice = uncurryThis(String.prototype.slice as (start?: number, end?: number) => string);
+  const promiseThenOf = uncurryThis(promiseThen as (onOk?: unknown, onErr?: unknown) => Promise<unknown>);
+  const refApplyOf = uncurryThis(refApply as (receiver: undefined, args: unknown[], options?: object) => Promise<unknown>);
+  const refApplyIgnoredOf = uncurryThis(refApplyIgnored as (receiver: undefined, args: unknown[]) => void);
   const names = jsonParse(namesJson) as { reserved: string[]; removed: string[] };
 
   const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
 
-  const hostCall = ((ref: HostRef, args: unknown[]): Promise<unknown> => reflectApply(refApply, ref, [undefined, args, PROMISE_RESULT]) as Promise<unknown>);
+  const hostCall = ((ref: HostRef, args: unknown[]): Promise<unknown> => refApplyOf(ref, undefined, args, PROMISE_RESULT));
   const hostSend = ((ref: HostRef, args: unknown[]): void => {
-    reflectApply(refApplyIgnored, ref, [undefined, args]);
+    refApplyIgnoredOf(ref, undefined, args);
   });
   const then = (<T>(promise: Promise<T>, onOk: (v: T) => void, onErr: (e: unknown) => void): void => {
-    reflectApply(promiseThen, promise, [onOk, onErr]);
+    promiseThenOf(promise, onOk, onErr);
   });
 
   // ---- per-run state (one run per isolate, ever) ----
@@ -469,7 +484,7 @@ export function installGuest(
       this.#record.handled = true;
       // An `await` calls this from a later microtask: the turn that made the call is over.
       newTurn();
-      return reflectApply(promiseThen, this, [onOk, onErr]) as Promise<A | B>;
+      return promiseThenOf(this, onOk, onErr) as Promise<A | B>;
     }
   }
   freeze(ToolPromise.prototype);
@@ -479,7 +494,7 @@ export function installGuest(
    * or was awaited, costs no extra reaction).
    */
   const rejectCall = (record: CallRecord, promise: Promise<unknown>, reject: (error: unknown) => void, error: unknown): void => {
-    if (!record.handled) reflectApply(promiseThen, promise, [undefined, ignore]);
+    if (!record.handled) promiseThenOf(promise, undefined, ignore);
     reject(error);
   };
 
@@ -550,7 +565,8 @@ export function installGuest(
       record.promise = promise;
       record.resolve = capturedResolve;
       record.reject = capturedReject;
-      reflectApply(waitingSet, waiting, [record.ordinal, record]);
+      waiting[record.ordinal] = record;
+      waitingCount++;
       if (now) {
         crossedInTurn = true;
         exchange(`${name.length}:${name}${argsJson.length}:${argsJson}`, [record]);
@@ -569,7 +585,7 @@ export function installGuest(
       if (++batched >= MAX_BATCH) flushCalls();
       else if (!flushQueued) {
         flushQueued = true;
-        reflectApply(promiseThen, RESOLVED, [flushLater]);
+        promiseThenOf(RESOLVED, flushLater);
       }
       return promise;
     };
@@ -577,11 +593,9 @@ export function installGuest(
   });
 
   // ---- batching: one host crossing per microtask turn; its answer carries the replies ready by then ----
-  const waiting = new Map<number, CallRecord>();
-  const waitingGet = Map.prototype.get;
-  const waitingSet = Map.prototype.set;
-  const waitingDelete = Map.prototype.delete;
-  const waitingSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
+  /** Calls awaiting their reply, by ordinal; no prototype, so no inherited setter sees a store. */
+  const waiting = setPrototypeOf([], null) as (CallRecord | undefined)[];
+  let waitingCount = 0;
   const MAX_BATCH = 256;
   /** Calls in one batch up to which it may cross synchronously. */
   const SYNC_MAX_CALLS = 16;
@@ -621,22 +635,23 @@ export function installGuest(
   const SPIN_LOADS = 20_000;
   /** Replies the host wrote into shared memory, or undefined if it never answered. */
   const exchangeShared = ((buffer: SharedArrayBuffer, control: Int32Array, batch: string): string | undefined => {
-    reflectApply(atomicsStore, undefined, [control, 0, WAITING]);
+    // The Atomics functions and Date.now ignore `this`: the captured ones are called directly.
+    atomicsStore(control, 0, WAITING);
     hostSend(submitRef, [`S${batch}`]);
     // A wake-up is no answer by itself: the host's notify for the previous crossing can land in this one's wait.
-    const deadline = (reflectApply(now, undefined, []) as number) + (config.syncWaitMs as number);
+    const deadline = now() + (config.syncWaitMs as number);
     // With a core to spare (the host sets word 2), spin first: being woken from Atomics.wait takes
     // longer than an in-memory tool takes to answer, and a notify with nobody waiting costs the host nothing.
-    if (reflectApply(atomicsLoad, undefined, [control, 2]) === 1) {
-      for (let spin = 0; spin < SPIN_LOADS && reflectApply(atomicsLoad, undefined, [control, 0]) === WAITING; spin++);
+    if (atomicsLoad(control, 2) === 1) {
+      for (let spin = 0; spin < SPIN_LOADS && atomicsLoad(control, 0) === WAITING; spin++);
     }
-    while (reflectApply(atomicsLoad, undefined, [control, 0]) === WAITING) {
-      const left = deadline - (reflectApply(now, undefined, []) as number);
-      if (left <= 0 || reflectApply(atomicsWait, undefined, [control, 0, WAITING, left]) === 'timed-out') {
-        if (reflectApply(atomicsCompareExchange, undefined, [control, 0, WAITING, ABANDONED]) === WAITING) return undefined;
+    while (atomicsLoad(control, 0) === WAITING) {
+      const left = deadline - now();
+      if (left <= 0 || atomicsWait(control, 0, WAITING, left) === 'timed-out') {
+        if (atomicsCompareExchange(control, 0, WAITING, ABANDONED) === WAITING) return undefined;
       }
     }
-    const length = reflectApply(atomicsLoad, undefined, [control, 1]) as number;
+    const length = atomicsLoad(control, 1);
     let replies = '';
     for (let at = 0; at < length; at += DECODE_CHUNK) {
       const end = at + DECODE_CHUNK < length ? at + DECODE_CHUNK : length;
@@ -656,10 +671,11 @@ export function installGuest(
       // A tool that missed the turn would cost an extra crossing per call (1 ms I/O: ~5 %): its later calls go async.
       for (let i = 0; i < submitted.length; i++) {
         const record = submitted[i];
-        slowTools[record.name] = record.settled ? undefined : true;
+        if (!record.settled) slowTools[record.name] = true;
+        else if (slowTools[record.name] === true) slowTools[record.name] = undefined;
       }
       // Replies still to come (slow tools, or more than the shared memory holds) come the async way.
-      if (exchanges === 0 && (reflectApply(waitingSize, waiting, []) as number) > 0) exchange('');
+      if (exchanges === 0 && waitingCount > 0) exchange('');
       return;
     }
     exchanges++;
@@ -669,7 +685,7 @@ export function installGuest(
     exchanges--;
     deliver(batch as string);
     // Calls still running and no submit pending: ask for the next replies.
-    if (exchanges === 0 && (reflectApply(waitingSize, waiting, []) as number) > 0) exchange('');
+    if (exchanges === 0 && waitingCount > 0) exchange('');
   });
   const onLost = (): void => {
     exchanges--;
@@ -706,7 +722,7 @@ export function installGuest(
     if (text[0] === 'V') {
       let value: unknown;
       try {
-        value = jsonParse(reflectApply(stringSlice, text, [(reflectApply(stringIndexOf, text, ['\n']) as number) + 1]) as string);
+        value = jsonParse(stringSlice(text, stringIndexOf(text, '\n') + 1));
       } catch {
         return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
       }
@@ -714,7 +730,7 @@ export function installGuest(
     } else if (text[0] === 'E') {
       let e: { code: string; message: string; callId: string };
       try {
-        e = jsonParse(reflectApply(stringSlice, text, [1]) as string) as { code: string; message: string; callId: string };
+        e = jsonParse(stringSlice(text, 1)) as { code: string; message: string; callId: string };
       } catch {
         e = { code: 'TOOL_FAILED', message: 'the host sent an unreadable error', callId: '' };
       }
@@ -726,15 +742,16 @@ export function installGuest(
   const deliver = ((batch: string): void => {
     let at = 0;
     while (at < batch.length) {
-      const space = reflectApply(stringIndexOf, batch, [' ', at]) as number;
-      const ordinalOf = parseIntCtor(reflectApply(stringSlice, batch, [at, space]) as string, 10);
-      const space2 = reflectApply(stringIndexOf, batch, [' ', space + 1]) as number;
-      const length = parseIntCtor(reflectApply(stringSlice, batch, [space + 1, space2]) as string, 10);
-      const text = reflectApply(stringSlice, batch, [space2 + 1, space2 + 1 + length]) as string;
+      const space = stringIndexOf(batch, ' ', at);
+      const ordinalOf = parseIntCtor(stringSlice(batch, at, space), 10);
+      const space2 = stringIndexOf(batch, ' ', space + 1);
+      const length = parseIntCtor(stringSlice(batch, space + 1, space2), 10);
+      const text = stringSlice(batch, space2 + 1, space2 + 1 + length);
       at = space2 + 1 + length;
-      const record = reflectApply(waitingGet, waiting, [ordinalOf]) as CallRecord | undefined;
+      const record = waiting[ordinalOf];
       if (record === undefined) continue;
-      reflectApply(waitingDelete, waiting, [ordinalOf]);
+      waiting[ordinalOf] = undefined;
+      waitingCount--;
       settleCall(record, text);
     }
   });
@@ -812,5 +829,10 @@ export function installGuest(
     }
     return `${logsSent}|${reply}`;
   });
-  return start;
+  // Replies the host pushed while the guest waited for the answer to its submit (big replies of a
+  // fan-out, parsed here while the host still works on the rest).
+  const push = (function push(batch: string): void {
+    deliver(StringCtor(batch));
+  });
+  return freeze(create(null, { start: { value: start, enumerable: true }, push: { value: push, enumerable: true } })) as GuestApi;
 }

@@ -125,3 +125,28 @@ it('two registries running the same callIds keep their own commit order', async 
     for (const side of sides) await side.codeMode.close();
   }
 });
+
+it('a fan-out of big values reaches the program whole and in submission order', async () => {
+  // 24 values of about 20 KB: the host hands them to the waiting program in several pieces as they
+  // are ready (not in one batch at the end of its turn), while later calls still run.
+  bench = createBench();
+  bench.registry.register(
+    defineTool({
+      name: 'rows',
+      description: 'rows of one page, the later pages sooner',
+      parameters: { page: { type: 'integer', required: true } },
+      output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: `${(v as unknown[]).length} rows` }] },
+      isConcurrencySafe: () => true,
+      async execute(args) {
+        for (let turn = 0; turn < 24 - args.page; turn++) await new Promise((resolve) => setImmediate(resolve));
+        return Array.from({ length: 200 }, (_, k) => ({ page: args.page, k, pad: 'x'.repeat(80) }));
+      },
+    }),
+  );
+  const result = await bench.runCode(`
+    const settled = [];
+    const pages = await Promise.all(Array.from({ length: 24 }, (_, page) => tools.rows({ page }).then((rows) => { settled.push(page); return rows; })));
+    const whole = pages.every((rows, page) => rows.length === 200 && rows.every((row, k) => row.page === page && row.k === k && row.pad.length === 80 && Object.isFrozen(row)));
+    return { settled, whole };`);
+  expect(valueOf(result).result).toEqual({ settled: Array.from({ length: 24 }, (_, i) => i), whole: true });
+});
