@@ -96,6 +96,11 @@ const BURST_MIN_UNSTARTED = 16;
 /** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
 const SYNC_RUNS_PER_CORE = 4;
 
+/** The program `ready()` runs once, outside admission; see warmUp. */
+const WARM_UP_PROGRAM = 'return 1;';
+const WARM_UP_LIMITS = { timeoutMs: 5_000, memoryMiB: 128, maxLogBytes: 1024, maxResultBytes: 1024, maxArgBytes: 1024 };
+const NEVER = new AbortController().signal;
+
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
   const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128);
   const slowTools = new SlowTools();
@@ -144,6 +149,29 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   let closed = false;
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
+
+  /**
+   * One trivial program, once, before the runtime reports ready: the TypeScript stripper's
+   * WebAssembly compiles, the bootstrap's code cache is made and this thread's JIT warms up
+   * here instead of during the first burst (each burst thread and sandbox process has a runtime
+   * of its own, and the first burst after a start used to pay for all of them at once).
+   */
+  let warmed: Promise<void> | undefined;
+  const warmUp = (): Promise<void> =>
+    (warmed ??= (async () => {
+      const stripped = await stripProgram(WARM_UP_PROGRAM, DEFAULT_FILENAME);
+      if (!stripped.ok || closed) return;
+      const prepared = await pool.take(WARM_UP_LIMITS.memoryMiB);
+      const request: SandboxRunRequest = {
+        code: WARM_UP_PROGRAM,
+        toolNames: [],
+        limits: WARM_UP_LIMITS,
+        signal: NEVER,
+        callTool: () => Promise.resolve({ ok: false, error: { code: 'UNKNOWN_TOOL', message: 'no tools in the warm-up', callId: '' } }),
+      };
+      await runInIsolate(prepared, stripped.js, request);
+      pool.refill();
+    })().catch(() => undefined));
 
   /**
    * The spin switches of the runs crossing synchronously (RunControl.allowSpin). A guest spinning
@@ -283,7 +311,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     },
     async ready() {
       // Threads that fail to start leave bursts to this thread: the runtime is ready without them.
-      await Promise.all([pool.filled(), burstThreads()?.ready().catch(() => undefined)]);
+      await Promise.all([warmUp().then(() => pool.filled()), burstThreads()?.ready().catch(() => undefined)]);
     },
     status(): SandboxPoolStatus {
       return {
