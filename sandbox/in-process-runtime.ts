@@ -98,11 +98,12 @@ const SYNC_RUNS_PER_CORE = 4;
 
 /** The program `ready()` runs once, outside admission; see warmUp. */
 const WARM_UP_PROGRAM = 'return 1;';
-const WARM_UP_LIMITS = { timeoutMs: 5_000, memoryMiB: 128, maxLogBytes: 1024, maxResultBytes: 1024, maxArgBytes: 1024 };
+const WARM_UP_LIMITS = { timeoutMs: 5_000, maxLogBytes: 1024, maxResultBytes: 1024, maxArgBytes: 1024 };
 const NEVER = new AbortController().signal;
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
-  const pool = createWarmPool(options.warmPoolSize ?? 2, options.warmPoolMemoryMiB ?? 128);
+  const poolMemoryMiB = options.warmPoolMemoryMiB ?? 128;
+  const pool = createWarmPool(options.warmPoolSize ?? 2, poolMemoryMiB);
   const slowTools = new SlowTools();
   const budget = new MemoryBudget(
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
@@ -161,11 +162,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     (warmed ??= (async () => {
       const stripped = await stripProgram(WARM_UP_PROGRAM, DEFAULT_FILENAME);
       if (!stripped.ok || closed) return;
-      const prepared = await pool.take(WARM_UP_LIMITS.memoryMiB);
+      const prepared = await pool.take(poolMemoryMiB);
       const request: SandboxRunRequest = {
         code: WARM_UP_PROGRAM,
         toolNames: [],
-        limits: WARM_UP_LIMITS,
+        limits: { ...WARM_UP_LIMITS, memoryMiB: poolMemoryMiB },
         signal: NEVER,
         callTool: () => Promise.resolve({ ok: false, error: { code: 'UNKNOWN_TOOL', message: 'no tools in the warm-up', callId: '' } }),
       };

@@ -91,8 +91,6 @@ export interface PreparedIsolate {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   readonly start: ivm.Reference<unknown>;
-  /** The guest's `push`: replies delivered while its asynchronous submit waits. */
-  readonly push: ivm.Reference<unknown>;
   bind(bindings: Bindings): void;
 }
 
@@ -134,6 +132,7 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
       outbox = '';
       resolve(batch);
     };
+    /** The guest's `push` (set once the bootstrap has run). */
     let pushRef: ivm.Reference<unknown> | undefined;
     /** Replies went ahead of the pending asynchronous answer: until it is given, all of them do. */
     let pushed = false;
@@ -281,15 +280,13 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     const api = install.applySync(undefined, [...refs, names], { result: { reference: true } }) as ivm.Reference<Record<'start' | 'push', unknown>>;
     install.release();
     const start = api.getSync('start', { reference: true }) as ivm.Reference<unknown>;
-    const push = api.getSync('push', { reference: true }) as ivm.Reference<unknown>;
+    pushRef = api.getSync('push', { reference: true }) as ivm.Reference<unknown>;
     api.release();
-    pushRef = push;
     return {
       memoryMiB,
       isolate,
       context,
       start,
-      push,
       bind(next) {
         bindings = next;
         shared = next.sharedReplies === undefined ? undefined : sharedReplies(next.sharedReplies);
