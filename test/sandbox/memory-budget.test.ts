@@ -74,6 +74,15 @@ afterEach(async () => {
 
 for (const name of RUNTIME_NAMES) {
   describe(`memory budget, runtime: ${name}`, () => {
+    it('ready() warms the runtime with a program of its own that no count shows; the first run is admitted as the first', async () => {
+      runtime = runtimeOf(name, { memoryBudgetMiB: 64, runReserveMiB: 2 });
+      await runtime.ready();
+      expect(runtime.status()).toMatchObject({ busy: 0, queued: 0, admitted: 0, refused: 0 });
+      const outcome = await runtime.run(request('return await tools.tick({});', parkingLot().callTool));
+      expect(outcome).toMatchObject({ ok: true, resultJson: '0' });
+      expect(runtime.status()).toMatchObject({ busy: 0, admitted: 1 });
+    });
+
     it('admits runs while their reservations fit, queues the rest, and starts them in order as headroom frees', async () => {
       runtime = runtimeOf(name, { memoryBudgetMiB: 6, runReserveMiB: 2 });
       await runtime.ready();
