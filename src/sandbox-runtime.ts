@@ -112,7 +112,7 @@ export interface SandboxRuntime {
   readonly kind: 'in-process' | 'process' | (string & {});
   /** Never rejects: every failure is an outcome. */
   run(request: SandboxRunRequest): Promise<SandboxRunOutcome>;
-  /** Ready to take runs (warm pool filled, children or burst threads up and each warmed by one trivial program). */
+  /** Ready to take runs. The built-in runtimes: warm pool filled, children or burst threads up, each warmed by one trivial program. */
   ready(): Promise<void>;
   status(): SandboxPoolStatus;
   close(): Promise<void>;
