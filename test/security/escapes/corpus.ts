@@ -100,6 +100,15 @@ export const ESCAPE_CASES: readonly EscapeCase[] = [
    (globalThis as any).Promise = undefined;
    const v: any = await tools.echo({ value: 42 });
    return { ...report(), value: v.value, frozen: Object.isFrozen(v), locked };`, 'ok', true),
+  C('String, Atomics, Date and Map built-ins the crossing uses, replaced', `const sp: any = String.prototype;
+   sp.slice = () => 'hijacked'; sp.indexOf = () => -1; sp.charCodeAt = () => 0;
+   (Atomics as any).load = () => 2; (Atomics as any).wait = () => 'ok'; (Atomics as any).store = () => 0;
+   (Date as any).now = () => 0;
+   (Map.prototype as any).get = () => undefined; (Map.prototype as any).set = function () { return this; };
+   (Array.prototype as any).push = () => 0;
+   const v: any = await tools.echo({ value: 'a' });
+   const fanOut = (await Promise.all([1, 2, 3].map((value) => tools.echo({ value })))).map((r: any) => r.value);
+   return { ...report(), value: v.value, fanOut };`, 'ok', true),
   C('Symbol.species on the stub promise', `const p: any = tools.echo({ value: 1 });
    try { p.constructor = { [Symbol.species]: function (exec: any) { exec((x: any) => hostish('species-resolve', x), (e: any) => pwn('species-reject', e?.constructor?.constructor)); } }; } catch {}
    let speciesLocked = false;
