@@ -12,7 +12,9 @@ afterEach(async () => {
 });
 
 it('/healthz answers while a program that explodes the checker is being checked; the run fails typecheck and the next is checked', async () => {
-  running = await startServer({ typecheck: 'enforce', typechecker: { threads: 1, timeoutMs: 3_000 } });
+  // A heap the hostile check never fills (about 600 MB left alone): its time budget is what ends it, on
+  // a fast machine too (with the default 512 MiB it sometimes ran out of memory first).
+  running = await startServer({ typecheck: 'enforce', typechecker: { threads: 1, timeoutMs: 3_000, heapMiB: 2_048 } });
   const { url, server } = running;
   // A first run waits for the checker thread to load TypeScript, so the hostile check below runs in it.
   const clean = await json(post(`${url}/v1/run`, { code: 'return 1 + 1;' }));
