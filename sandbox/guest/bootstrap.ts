@@ -99,8 +99,8 @@ export function installGuest(
   // The built-ins a tool call uses that take `this`, called as f(self, …args): immune to a program's
   // later changes of the prototypes, like Reflect.apply, but without its argument array per call
   // (every run starts with a cold JIT, and a call makes about twenty of these).
-  const uncurryThis = <A extends unknown[], R>(method: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
-    reflectApply(Function.prototype.bind, Function.prototype.call, [method]) as (self: unknown, ...args: A) => R;
+  const uncurryThis = (<A extends unknown[], R>(method: (...args: A) => R): ((self: unknown, ...args: A) => R) =>
+    reflectApply(Function.prototype.bind, Function.prototype.call, [method]) as (self: unknown, ...args: A) => R);
   const stringIndexOf = uncurryThis(String.prototype.indexOf as (search: string, from?: number) => number);
   const stringSlice = uncurryThis(String.prototype.slice as (start?: number, end?: number) => string);
   const promiseThenOf = uncurryThis(promiseThen as (onOk?: unknown, onErr?: unknown) => Promise<unknown>);
@@ -501,10 +501,10 @@ export function installGuest(
   // One executor for every call's promise (no closure per call): it hands over the settlers.
   let capturedResolve: ((value: unknown) => void) | undefined;
   let capturedReject: ((error: unknown) => void) | undefined;
-  const captureSettlers = (resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
+  const captureSettlers = ((resolve: (value: unknown) => void, reject: (error: unknown) => void): void => {
     capturedResolve = resolve;
     capturedReject = reject;
-  };
+  });
 
   const invalidArgs = (name: string, message: string, site: { stack?: unknown }): Promise<never> => {
     const record: CallRecord = { name, ordinal: 0, handled: false, settled: true };
@@ -531,12 +531,12 @@ export function installGuest(
   };
   const makeStub = ((name: string): ((args: unknown) => Promise<unknown>) => {
     // The call site is captured only where it may be needed: capturing costs about a fifth of a call.
-    const siteHere = (): { stack?: unknown } => {
+    const siteHere = ((): { stack?: unknown } => {
       const site: { stack?: unknown } = {};
       captureStackTrace(site, stub);
       return site;
-    };
-    const stub = function stub(args: unknown): Promise<unknown> {
+    });
+    const stub = (function stub(args: unknown): Promise<unknown> {
       if (typeof args !== 'object' || args === null || isArray(args)) {
         return invalidArgs(name, `tools[${jsonStringify(name)}] takes one JSON object as its argument, got ${args === null ? 'null' : isArray(args) ? 'an array' : typeof args}: pass an object such as {}`, siteHere());
       }
@@ -588,7 +588,7 @@ export function installGuest(
         promiseThenOf(RESOLVED, flushLater);
       }
       return promise;
-    };
+    });
     return stub;
   });
 
@@ -611,11 +611,11 @@ export function installGuest(
   const SITES_PER_TURN = 16;
   let sitesInTurn = 0;
   let turnSite: { stack?: unknown } | undefined;
-  const newTurn = (): void => {
+  const newTurn = ((): void => {
     crossedInTurn = false;
     sitesInTurn = 0;
     turnSite = undefined;
-  };
+  });
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
   /** Tools whose latest synchronously submitted call outlived the host's turn (I/O): their calls go the async way. */
@@ -802,7 +802,8 @@ export function installGuest(
   });
 
   // The functions every run uses are parenthesised: V8 compiles them with the bootstrap, so they
-  // come from the code cache (sandbox/isolate-run.ts) instead of compiling lazily in each isolate.
+  // come from the code cache (sandbox/isolate-run.ts) instead of compiling lazily in each isolate
+  // (`--log-function-events` lists what still does: ToolPromise's members, which a class keeps lazy).
 
   // Parenthesised: V8 compiles it eagerly, while the isolate waits in the pool.
   const start = (async function start(toolNamesJson: string, configJson: string, program: Program, sharedReplies?: SharedArrayBuffer): Promise<string> {
