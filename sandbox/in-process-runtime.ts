@@ -72,8 +72,8 @@ export interface InProcessRuntimeOptions {
    * Tool calls cross into the host synchronously: the guest blocks (`Atomics.wait` on memory it
    * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
    * It saves two thread hops per call for tools that answer within the turn; a tool that misses
-   * the turn (I/O) has its later calls take the asynchronous crossing at once, in this run and in
-   * runs started within a second of the miss (`SlowTools`). Only runs that start while at most 4
+   * the turn (I/O), or answers more than the 16 KiB shared memory holds, has its later calls take
+   * the asynchronous crossing at once, in this run and in runs started within a second (`SlowTools`). Only runs that start while at most 4
    * runs per core are in flight use it: under a burst the host's turns grow long, and a guest
    * waiting out one holds an isolated-vm thread. Default true.
    * Not isolated-vm's `applySyncPromise`: disposing an isolate while one waits frees state the

@@ -21,7 +21,7 @@ interface Bindings {
   touch(): void;
   /** The memory the synchronous crossing answers through ({@link createSharedReplies}); none: calls cross asynchronously. */
   sharedReplies?: SharedArrayBuffer;
-  /** A call crossed synchronously and missed the host's turn (see RunControl.onSlowTool). */
+  /** A call crossed synchronously and missed the host's turn, or its reply outgrew the shared memory (see RunControl.onSlowTool). */
   slowTool(name: string): void;
 }
 
@@ -168,7 +168,13 @@ export async function prepareIsolate(memoryMiB: number): Promise<PreparedIsolate
     };
     const reply = (n: number, text: string): void => {
       running--;
-      if (syncCalls.size > 0) syncCalls.delete(n);
+      if (syncCalls.size > 0) {
+        const name = syncCalls.get(n);
+        syncCalls.delete(n);
+        // Too long for the shared memory, it comes the asynchronous way after all, one crossing late
+        // (a page of rows): later calls of the tool take that way from the start, as a slow tool's do.
+        if (name !== undefined && shared !== undefined && text.length >= shared.capacity) bindings?.slowTool(name);
+      }
       outbox += `${n} ${text.length} ${text}`;
       if (answer === undefined) return;
       // The last running call answers at once (sequential programs wait for it); others gather for a turn.
@@ -344,7 +350,7 @@ export interface RunControl {
    * tools answer in this process (in a child process the replies come over IPC, never in a turn).
    */
   syncCalls?: boolean;
-  /** Tools to call asynchronously from the start: they recently missed the host's turn. */
+  /** Tools to call asynchronously from the start: they recently missed the host's turn, or answered more than the shared memory holds. */
   slowTools?: readonly string[];
   /**
    * Longest wait in a synchronous crossing, ms; default 100. The host answers within its turn;
@@ -352,7 +358,11 @@ export interface RunControl {
    * isolated-vm thread: it gives up, and the replies come the asynchronous way.
    */
   syncWaitMs?: number;
-  /** Called when a call of `name` crossed synchronously and missed the host's turn. */
+  /**
+   * Called when a call of `name` crossed synchronously and missed the host's turn, or answered
+   * more than the shared memory holds: either way its reply came the asynchronous way, one
+   * crossing later than if the call had gone that way.
+   */
   onSlowTool?: (name: string) => void;
   /**
    * Set by {@link runInIsolate} when the run starts, for a synchronous crossing: whether the

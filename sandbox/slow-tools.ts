@@ -1,6 +1,7 @@
 /**
  * The tools whose calls recently missed the host's turn in a synchronous
- * crossing (I/O-bound tools). Runs started while a tool is remembered send
+ * crossing (I/O-bound tools), or answered more than its shared memory holds
+ * (tools returning pages of data). Runs started while a tool is remembered send
  * its calls by the asynchronous crossing from the start: without this, every
  * run of a burst waited one host turn on its first call before learning it,
  * holding an isolated-vm thread meanwhile. A tool is forgotten `memoryMs`
@@ -19,7 +20,7 @@ export class SlowTools {
     this.#maxNames = maxNames;
   }
 
-  /** A call of `name` missed the host's turn. */
+  /** A call of `name` missed the host's turn, or its reply did not fit the shared memory. */
   add(name: string, now = performance.now()): void {
     const known = this.#until.has(name);
     if (!known && this.#until.size >= this.#maxNames) return;

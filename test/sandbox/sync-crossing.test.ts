@@ -1,7 +1,8 @@
 /**
  * The synchronous crossing (sandbox/isolate-run.ts, SharedReplies) at the
- * isolate level: which calls miss the host's turn is reported once per
- * tool, a tool named slow at the start never crosses synchronously, and
+ * isolate level: which calls miss the host's turn or answer more than the
+ * shared memory holds is reported once per tool, a tool named slow at the
+ * start never crosses synchronously, and
  * replies are right whichever way they came.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,9 +11,11 @@ import { prepareIsolate, runInIsolate, type RunControl } from '../../sandbox/iso
 import { stripProgram } from '../../sandbox/strip-types.ts';
 import { resultOf, testLimits } from './harness.ts';
 
-const tools: Record<string, (i: number) => Promise<number>> = {
+const tools: Record<string, (i: number) => Promise<unknown>> = {
   now: async (i) => i,
   later: (i) => new Promise((resolve) => setTimeout(() => resolve(i), 2)),
+  // Answers within the turn, but more than the shared memory (16 KiB) holds.
+  rows: async (i) => Array.from({ length: 1_000 }, (_, j) => `row ${i}.${j}`),
 };
 
 /** `spin`: allow the guest to spin before it blocks (the runtime does so while cores are spare). */
@@ -45,6 +48,16 @@ describe('the synchronous crossing', () => {
     expect(await run(PROGRAM, { syncCalls: true, onSlowTool: (name) => slow.push(name) })).toBe(20);
     // Its later calls in the run crossed asynchronously: reported once.
     expect(slow).toEqual(['later']);
+  });
+
+  it('reports a tool whose reply outgrew the shared memory, once, and its values arrive whole', async () => {
+    const slow: string[] = [];
+    const code = 'const rows = []; for (let i = 0; i < 3; i++) rows.push(...(await tools.rows({ i })), await tools.now({ i })); return rows;';
+    const rows = (await run(code, { syncCalls: true, onSlowTool: (name) => slow.push(name) })) as unknown[];
+    expect(rows).toHaveLength(3_003);
+    expect(rows.slice(999, 1_002)).toEqual(['row 0.999', 0, 'row 1.0']);
+    expect(rows.at(-1)).toBe(2);
+    expect(slow).toEqual(['rows']);
   });
 
   it('a tool named slow at the start crosses asynchronously from its first call', async () => {
