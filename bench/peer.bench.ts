@@ -180,9 +180,12 @@ async function rawIsolate(): Promise<{ isolate: ivm.Isolate; context: ivm.Contex
 
 interface Figures {
   samples: number[];
+  /** Concurrent workloads: CPU per run of this process's main thread, and of all its threads, ms. */
+  mainCpu: number[];
+  allCpu: number[];
 }
 
-async function timeOne(executor: Executor, workload: Workload, program: string): Promise<number> {
+async function timeOne(executor: Executor, workload: Workload, program: string, figures: Figures): Promise<number> {
   const check = (result: unknown): void => {
     if (result !== workload.expect) throw new Error(`bench: ${workload.name} returned ${JSON.stringify(result)}, expected ${JSON.stringify(workload.expect)}`);
   };
@@ -194,12 +197,19 @@ async function timeOne(executor: Executor, workload: Workload, program: string):
   const runs = workload.concurrent * 4;
   let next = 0;
   const start = performance.now();
+  const main = process.threadCpuUsage();
+  const all = process.cpuUsage();
   await Promise.all(
     Array.from({ length: workload.concurrent }, async () => {
       while (next++ < runs) check(await executor(program));
     }),
   );
-  return runs / ((performance.now() - start) / 1000);
+  const runsPerSecond = runs / ((performance.now() - start) / 1000);
+  const mainUsed = process.threadCpuUsage(main);
+  const allUsed = process.cpuUsage(all);
+  figures.mainCpu.push((mainUsed.user + mainUsed.system) / 1000 / runs);
+  figures.allCpu.push((allUsed.user + allUsed.system) / 1000 / runs);
+  return runsPerSecond;
 }
 
 function range(samples: number[]): string {
@@ -227,7 +237,8 @@ function ourExecutor(syncToolCalls: boolean): { executor: Executor; ready(): Pro
   };
 }
 
-type Column = 'ours' | 'async' | 'utcp' | 'raw';
+const COLUMNS = ['ours', 'async', 'utcp', 'raw'] as const;
+type Column = (typeof COLUMNS)[number];
 
 export async function benchPeer(): Promise<void> {
   const oursSetup = ourExecutor(true);
@@ -271,19 +282,19 @@ export async function benchPeer(): Promise<void> {
         'utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings',
     );
     for (const workload of WORKLOADS) {
-      const figures: Record<Column, Figures> = { ours: { samples: [] }, async: { samples: [] }, utcp: { samples: [] }, raw: { samples: [] } };
+      const figures = Object.fromEntries(COLUMNS.map((column): [Column, Figures] => [column, { samples: [], mainCpu: [], allCpu: [] }])) as Record<Column, Figures>;
       for (let r = 0; r < workload.rounds; r++) {
         // Our two columns take turns going first: the first run after a pause is the slower one.
         for (const column of r % 2 === 0 ? (['ours', 'async'] as const) : (['async', 'ours'] as const)) {
           await settled();
-          figures[column].samples.push(await timeOne(column === 'ours' ? ours : oursAsync, workload, workload.program('tools.')));
+          figures[column].samples.push(await timeOne(column === 'ours' ? ours : oursAsync, workload, workload.program('tools.'), figures[column]));
         }
         await settled();
-        figures.utcp.samples.push(await timeOne(theirs, workload, workload.program('')));
+        figures.utcp.samples.push(await timeOne(theirs, workload, workload.program(''), figures.utcp));
         await settled();
         if (workload.concurrent === undefined) {
           spare = await rawIsolate();
-          figures.raw.samples.push(await timeOne(raw, workload, workload.program('tools.')));
+          figures.raw.samples.push(await timeOne(raw, workload, workload.program('tools.'), figures.raw));
         } else {
           // Each of the concurrent runs needs its own isolate: made on demand (inside the clock), as the peer does.
           const rawFresh: Executor = async (code) => {
@@ -294,7 +305,7 @@ export async function benchPeer(): Promise<void> {
               own.isolate.dispose();
             }
           };
-          figures.raw.samples.push(await timeOne(rawFresh, workload, workload.program('tools.')));
+          figures.raw.samples.push(await timeOne(rawFresh, workload, workload.program('tools.'), figures.raw));
         }
       }
       const m = (k: Column) => median([...figures[k].samples]);
@@ -305,6 +316,15 @@ export async function benchPeer(): Promise<void> {
         `peer: ${workload.name}: ours ${range(figures.ours.samples)}, async ${range(figures.async.samples)}, utcp ${range(figures.utcp.samples)}, raw ${range(figures.raw.samples)}; ` +
           `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}, ours/async ${ratio('async')}`,
       );
+      if (throughput) {
+        // Where a run's CPU goes: this process's main thread (host: tools, dispatch, isolate set-up) and the rest
+        // (isolated-vm's threads running the programs, V8's helpers).
+        const cpu = (k: Column) => {
+          const mainMs = median([...figures[k].mainCpu]);
+          return `${k} ${median([...figures[k].allCpu]).toFixed(2)} (main ${mainMs.toFixed(2)}, other ${(median([...figures[k].allCpu]) - mainMs).toFixed(2)})`;
+        };
+        console.log(`peer: ${workload.name}, CPU ms per run (main thread, other threads): ${COLUMNS.map(cpu).join(', ')}`);
+      }
     }
   } finally {
     if (!spare.isolate.isDisposed) spare.isolate.dispose();
