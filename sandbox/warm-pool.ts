@@ -28,7 +28,8 @@ export interface WarmPool {
 const GROWTH_LIMIT = 16;
 const SHRINK_AFTER_MS = 5_000;
 
-export function createWarmPool(size: number, memoryMiB: number): WarmPool {
+/** `offThread`: how isolates are prepared, see prepareIsolate. */
+export function createWarmPool(size: number, memoryMiB: number, offThread = false): WarmPool {
   const idle: PreparedIsolate[] = [];
   let target = size;
   let lastMiss = 0;
@@ -52,7 +53,7 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
       pending++;
       // setImmediate keeps isolate creation out of the caller's tick.
       setImmediate(() => {
-        prepareIsolate(memoryMiB).then(
+        prepareIsolate(memoryMiB, offThread).then(
           (prepared) => {
             pending--;
             if (closed) discardIsolate(prepared);
@@ -77,7 +78,7 @@ export function createWarmPool(size: number, memoryMiB: number): WarmPool {
         if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
         lastMiss = performance.now();
       }
-      return prepareIsolate(wanted);
+      return prepareIsolate(wanted, offThread);
     },
     refill,
     filled() {
