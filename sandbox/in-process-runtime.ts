@@ -73,20 +73,21 @@ export interface InProcessRuntimeOptions {
    * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
    * It saves two thread hops per call for tools that answer within the turn; a tool that misses
    * the turn (I/O), or answers more than the 16 KiB shared memory holds, has its later calls take
-   * the asynchronous crossing at once, in this run and in runs started within a second (`SlowTools`). Only runs that start while at most 4
-   * runs per core are in flight use it: under a burst the host's turns grow long, and a guest
-   * waiting out one holds an isolated-vm thread. Default true.
+   * the asynchronous crossing at once, in this run and in runs started within a second
+   * (`SlowTools`). Only runs that start while at most 4 runs per core are in flight use it: under
+   * a burst the host's turns grow long, and a guest waiting out one holds an isolated-vm thread.
+   * Default true.
    * Not isolated-vm's `applySyncPromise`: disposing an isolate while one waits frees state the
    * host promise still touches (test/sandbox/dispose-during-call.test.ts).
    */
   syncToolCalls?: boolean;
   /**
    * Each isolate is set up on isolated-vm's threads, not this one, except its constructor (about
-   * half the work: isolated-vm has no asynchronous one). This thread runs every tool and relays every
-   * call, so the time it saves goes to calls: 100 sequential calls with 8 runs at once, about a tenth
-   * more runs/s. The hops cost about 0.6 ms more CPU per isolate in all, so the runtime's burst
-   * threads and the process runtime's children, whose CPU is the limit, prepare on their own
-   * thread. Default true.
+   * half the work: isolated-vm has no asynchronous one). This thread runs every tool and relays
+   * every call, so the time it saves (about 0.7 ms per isolate) goes to calls: 8 runs at once of
+   * 100 sequential calls each made 4 to 7 % more runs/s. The hops cost about 0.6 ms more CPU per
+   * isolate in all, so the runtime's burst threads and the process runtime's children, whose CPU
+   * is the limit, prepare on their own thread. Default true.
    */
   prepareOffThread?: boolean;
 }

@@ -98,7 +98,7 @@ export interface PreparedIsolate {
  * Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it. `offThread`: only the
  * isolate's constructor (isolated-vm has no asynchronous one) runs on this thread; its context,
  * the bootstrap and its install run on isolated-vm's threads. The four hops cost the process about
- * 0.6 ms more CPU per isolate, and spare this thread about 1 ms: right where this thread is the
+ * 0.6 ms more CPU per isolate, and spare this thread about 0.7 ms: right where this thread is the
  * bottleneck and cores are spare, wrong where the CPU is (see InProcessRuntimeOptions.prepareOffThread).
  */
 export async function prepareIsolate(memoryMiB: number, offThread = false): Promise<PreparedIsolate> {
