@@ -285,12 +285,26 @@ function enter(src: object, copy: boolean): Frame {
     checkObjectKeys(src, Reflect.ownKeys(src));
   }
   if (!copy) return { src, dst: undefined, keys, length: keys.length, index: -1, filled: false };
+  let dst: JsonObject;
   try {
-    return { src, dst: { ...src } as JsonObject, keys, length: keys.length, index: -1, filled: true };
+    dst = { ...src } as JsonObject;
   } catch {
     // A getter or proxy threw: copying key by key names the key that did.
     return { src, dst: {}, keys, length: keys.length, index: -1, filled: false };
   }
+  // A proxy can list other keys to the spread than to the checks above: a key only the copy has
+  // would carry a value no check saw (a function, say) into the snapshot.
+  if (enumerableKeyCount(dst) !== keys.length && Object.keys(dst).length !== keys.length) {
+    throw new Violation('has keys that changed while being read');
+  }
+  return { src, dst, keys, length: keys.length, index: -1, filled: true };
+}
+
+/** Keys `for…in` visits: the own ones, and any a polluted `Object.prototype` adds (then the caller asks `Object.keys`). No key array is made. */
+function enumerableKeyCount(object: object): number {
+  let count = 0;
+  for (const _key in object) count++;
+  return count;
 }
 
 function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {

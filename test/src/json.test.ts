@@ -97,6 +97,30 @@ describe('snapshotJson rejects each lossy kind with its path', () => {
     expect(lossy([trap]).violation.path).toBe('value[0]');
   });
 
+  it('refuses a proxy that lists more keys to the copy than to the checks, in every snapshot', () => {
+    // The checks ask for the keys twice; the copy asks a third time and would get a function in.
+    const lying = (): object => {
+      let asked = 0;
+      const target: Record<string, unknown> = { a: 1, code: () => 'run me' };
+      return new Proxy(target, { ownKeys: () => (++asked <= 2 ? ['a'] : ['a', 'code']) });
+    };
+    expect(lossy({ x: lying() }).violation).toEqual({ path: 'value.x', message: 'has keys that changed while being read' });
+    expect(() => snapshotFrozenJson({ x: lying() })).toThrow(LossyJsonError);
+    expect(() => snapshotFrozenJsonWithText({ x: lying() })).toThrow(LossyJsonError);
+  });
+
+  it('still copies plain objects when Object.prototype has an enumerable key', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 1;
+    try {
+      const copy = snapshotJson({ a: { b: 2 } });
+      expect(copy).toEqual({ a: { b: 2 } });
+      expect(Object.keys((copy as { a: object }).a)).toEqual(['b']);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+
   it('rejects an Array subclass and a typed array', () => {
     class List extends Array<number> {}
     expect(lossy({ l: List.from([1]) }).violation.path).toBe('value.l');
