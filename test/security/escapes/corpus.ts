@@ -100,7 +100,7 @@ export const ESCAPE_CASES: readonly EscapeCase[] = [
    (globalThis as any).Promise = undefined;
    const v: any = await tools.echo({ value: 42 });
    return { ...report(), value: v.value, frozen: Object.isFrozen(v), locked };`, 'ok', true),
-  C('String, Atomics, Date and Map built-ins the crossing uses, replaced', `const sp: any = String.prototype;
+  C('String, Atomics, Date, Map and Array built-ins the crossing uses, replaced', `const sp: any = String.prototype;
    sp.slice = () => 'hijacked'; sp.indexOf = () => -1; sp.charCodeAt = () => 0;
    (Atomics as any).load = () => 2; (Atomics as any).wait = () => 'ok'; (Atomics as any).store = () => 0;
    (Date as any).now = () => 0;

@@ -6,7 +6,7 @@ export const EXPECTED_VALUES: Record<string, Record<string, unknown>> = {
   'Object.prototype.then makes every object a thenable': { value: 'hijacked' },
   'JSON.parse and JSON.stringify replaced in the isolate': { value: 'hello', out: [1, 'two'] },
   'Promise, Reflect and Function.prototype replaced': { value: 42, frozen: true, locked: ['then', 'constructor'] },
-  'String, Atomics, Date and Map built-ins the crossing uses, replaced': { value: 'a', fanOut: [1, 2, 3] },
+  'String, Atomics, Date, Map and Array built-ins the crossing uses, replaced': { value: 'a', fanOut: [1, 2, 3] },
   'Symbol.species on the stub promise': { value: 1, speciesLocked: true },
   'getters in arguments: read once, the throwing one becomes INVALID_ARGS': { x: 1, reads: 1, code: INVALID },
   'Proxy arguments with lying and throwing traps': { codes: [INVALID, INVALID, INVALID, INVALID] },
