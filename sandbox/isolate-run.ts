@@ -1,8 +1,10 @@
 /**
  * The isolate core, independent of pooling: `prepareIsolate` makes a fresh
- * isolate with the bootstrap evaluated; `runInIsolate` runs one stripped
- * program in it and always disposes it. Both runtimes (in-process and the
- * child-process pool) build on these two functions.
+ * isolate with the bootstrap evaluated in a fresh context; `runInIsolate` runs
+ * one stripped program in it, then disposes it, or hands it to the runtime to
+ * host another run of the same session (`recycleIsolate`: a fresh context in
+ * the same isolate). Both runtimes (in-process and the child-process pool)
+ * build on these functions.
  */
 import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
@@ -85,14 +87,24 @@ function fittingReplies(batch: string, capacity: number): number {
   }
 }
 
-/** A never-used isolate with the bootstrap evaluated. Use once with {@link runInIsolate}. */
+/** A never-used context with the bootstrap evaluated, in its isolate. Use once with {@link runInIsolate}. */
 export interface PreparedIsolate {
   readonly memoryMiB: number;
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   readonly start: ivm.Reference<unknown>;
+  /** The guest's `reusable` (see recycleIsolate). */
+  readonly reusable: ivm.Reference<unknown>;
   bind(bindings: Bindings): void;
+  /**
+   * Cuts the context off from the host once its run has ended: replies, pushes and the run's
+   * bindings no longer reach it. Returns whether no tool call of the run was still in flight.
+   */
+  detach(): boolean;
 }
+
+/** The run an isolate's catastrophic error belongs to: the isolate outlives each run it hosts. */
+const catastropheHandlers = new WeakMap<ivm.Isolate, (message: string) => void>();
 
 /**
  * Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it. `offThread`: only the
@@ -101,13 +113,15 @@ export interface PreparedIsolate {
  * 0.6 ms more CPU per isolate, and spare this thread about 0.7 ms: right where this thread is the
  * bottleneck and cores are spare, wrong where the CPU is (see InProcessRuntimeOptions.prepareOffThread).
  */
-export async function prepareIsolate(memoryMiB: number, offThread = false): Promise<PreparedIsolate> {
+export async function prepareIsolate(memoryMiB: number, offThread = false, reuse?: ivm.Isolate): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
-  const isolate = new ivm.Isolate({
-    memoryLimit: memoryMiB,
-    onCatastrophicError: (message) => bindings?.catastrophe(message),
-  });
+  const isolate =
+    reuse ??
+    new ivm.Isolate({
+      memoryLimit: memoryMiB,
+      onCatastrophicError: (message) => catastropheHandlers.get(isolate)?.(message),
+    });
   try {
     const context = offThread ? await isolate.createContext() : isolate.createContextSync();
     const never = new Promise<string>(() => undefined);
@@ -290,20 +304,34 @@ export async function prepareIsolate(memoryMiB: number, offThread = false): Prom
     const installArgs = [...refs, names];
     const installOptions = { result: { reference: true } } as const;
     const api = (offThread ? await install.apply(undefined, installArgs, installOptions) : install.applySync(undefined, installArgs, installOptions)) as ivm.Reference<
-      Record<'start' | 'push', unknown>
+      Record<'start' | 'push' | 'reusable', unknown>
     >;
     install.release();
     const start = api.getSync('start', { reference: true }) as ivm.Reference<unknown>;
     pushRef = api.getSync('push', { reference: true }) as ivm.Reference<unknown>;
+    const reusable = api.getSync('reusable', { reference: true }) as ivm.Reference<unknown>;
     api.release();
     return {
       memoryMiB,
       isolate,
       context,
       start,
+      reusable,
       bind(next) {
         bindings = next;
         shared = next.sharedReplies === undefined ? undefined : sharedReplies(next.sharedReplies);
+        catastropheHandlers.set(isolate, next.catastrophe);
+      },
+      detach() {
+        bindings = undefined;
+        shared = undefined;
+        answer = undefined;
+        syncAnswer = undefined;
+        pushRef = undefined;
+        outbox = '';
+        if (syncTurn !== undefined) clearImmediate(syncTurn);
+        syncTurn = undefined;
+        return running === 0;
       },
     };
   } catch (error) {
@@ -333,6 +361,55 @@ async function compileBootstrap(isolate: ivm.Isolate, offThread: boolean): Promi
 /** Disposes an isolate that will never run (pool shrink, runtime close). */
 export function discardIsolate(prepared: PreparedIsolate): void {
   if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+}
+
+/**
+ * How long the isolate of an ended run may take to answer whether it is reusable, ms. A healthy
+ * one answers in well under a millisecond; one that does not (a program's endless chain of
+ * microtasks after it returned) is disposed, which ends that.
+ */
+const RECYCLE_PROBE_MS = 250;
+/**
+ * Heap held (physical) past which an ended run's isolate is disposed rather than kept, bytes: a
+ * fresh one holds about 3 MiB, and 100 short runs in a row kept it at 4 to 6 MiB.
+ */
+const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Readies the isolate of a run that ended cleanly (see RunControl.recycle) for another run: a
+ * fresh context with the bootstrap, in the same isolate, which skips the isolate's constructor,
+ * isolated-vm's default context and the disposal. Only if the old context can no longer run
+ * anything by itself: the guest says so (`reusable`, asked as a task of its own, so after every
+ * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES). The old context keeps nothing the new one can
+ * reach: its globals, built-ins and host bindings are its own. What the two share is the isolate's
+ * heap limit, its compilation cache and string table (timing only), so runtimes recycle only
+ * between runs of one session. Resolves undefined, the isolate disposed, when it is not reusable.
+ */
+export async function recycleIsolate(prepared: PreparedIsolate, offThread: boolean): Promise<PreparedIsolate | undefined> {
+  const { isolate } = prepared;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const verdict = await Promise.race([
+      (async () => {
+        const answer = await prepared.reusable.apply(undefined, []);
+        if (answer !== '1') return false;
+        const heap = await isolate.getHeapStatistics();
+        return heap.total_physical_size <= RECYCLE_MAX_HEAP_BYTES;
+      })(),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), RECYCLE_PROBE_MS))),
+    ]);
+    clearTimeout(timer);
+    prepared.start.release();
+    prepared.reusable.release();
+    prepared.context.release();
+    if (!verdict || isolate.isDisposed) throw new Error('not reusable');
+    catastropheHandlers.delete(isolate);
+    return await prepareIsolate(prepared.memoryMiB, offThread, isolate);
+  } catch {
+    clearTimeout(timer);
+    if (!isolate.isDisposed) isolate.dispose();
+    return undefined;
+  }
 }
 
 interface Forced {
@@ -374,6 +451,12 @@ export interface RunControl {
    */
   onSlowTool?: (name: string) => void;
   /**
+   * Called instead of disposing the isolate when the run ended cleanly: its program settled on
+   * its own and no tool call was in flight. The callee owns the isolate from then on; pass it to
+   * {@link recycleIsolate} (or dispose it).
+   */
+  recycle?: (prepared: PreparedIsolate) => void;
+  /**
    * Set by {@link runInIsolate} when the run starts, for a synchronous crossing: whether the
    * guest may spin on the shared state for a moment (~0.2 ms) before blocking. Spinning saves
    * the thread wake-up of each call, but holds a core: allow it only while cores are spare.
@@ -397,6 +480,8 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   let settleForced: (() => void) | undefined;
   const forcedPromise = new Promise<void>((resolve) => (settleForced = resolve));
   let disposedByHost = false;
+  /** The program's promise settled and the guest answered: the isolate is intact (RunControl.recycle). */
+  let settled = false;
 
   let received = 0;
   let awaitLogs: { count: number; resolve(): void } | undefined;
@@ -503,6 +588,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     if (forced !== undefined) return { ok: false, logs, failure: forced };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
     if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
+    settled = true;
     const bar = reply.text.indexOf('|');
     const sent = Number(reply.text.slice(0, bar));
     // Log lines travel fire-and-forget and may still be queued behind the reply.
@@ -535,11 +621,18 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
       timer.resolve('0');
     }
     timers.clear();
+    const clean = settled && forced === undefined;
     forced ??= { kind: 'crashed', message: 'the run has ended' };
-    // Nothing can run in it any more (no pending host replies); dispose off the reply path.
-    setImmediate(() => {
-      if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
-    });
+    const quiet = prepared.detach();
+    // Handed over now, so that the session's next run, which may start as soon as this one has
+    // answered, finds it (recycling is asynchronous anyway).
+    if (control?.recycle !== undefined && clean && quiet && !prepared.isolate.isDisposed) control.recycle(prepared);
+    else {
+      // Nothing of the host reaches it any more; dispose off the reply path.
+      setImmediate(() => {
+        if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+      });
+    }
   }
 }
 

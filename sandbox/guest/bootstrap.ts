@@ -23,7 +23,9 @@
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
  * - start(toolNames, config, program, sharedReplies?) resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`;
  * - push(replies), from the host, while an asynchronous submit waits: replies delivered ahead of its
- *   answer, in the same format (the answer then carries only what came after).
+ *   answer, in the same format (the answer then carries only what came after);
+ * - reusable(), from the host once the run has ended: `1` if the program settled, left no call
+ *   unsettled and scheduled no code for later, else `0`.
  */
 
 interface HostRef {
@@ -47,6 +49,8 @@ export type GuestStart = (toolNamesJson: string, configJson: string, program: Pr
 export interface GuestApi {
   readonly start: GuestStart;
   readonly push: (batch: string) => void;
+  /** After the run: '1' when this context can no longer run anything by itself (see isolate reuse). */
+  readonly reusable: () => string;
 }
 
 export function installGuest(
@@ -127,6 +131,8 @@ export function installGuest(
   let started = false;
   /** The program's own promise has settled: later calls (left running) take the async crossing. */
   let returned = false;
+  /** The program made V8 schedule code of its own for later (see the watched built-ins below). */
+  let laterWork = false;
 
   // ---- ToolCallError ----
   class ToolCallError extends ErrorCtor {
@@ -776,6 +782,38 @@ export function installGuest(
 
   // ---- globals ----
   for (const removed of names.removed) delete G[removed];
+  // The two built-ins that make V8 run code later, outside any await of the program: a
+  // FinalizationRegistry's callbacks and Atomics.waitAsync's timeouts. An isolate whose program
+  // used either is never used again (see `reusable`): the callback could run during a later run.
+  const registryCtor = G.FinalizationRegistry as (new (...args: unknown[]) => object) | undefined;
+  if (typeof registryCtor === 'function') {
+    const reflectConstruct = Reflect.construct;
+    // A null-prototype handler: traps a program added to Object.prototype would be asked for too, and handed the target.
+    const watched = new Proxy(
+      registryCtor,
+      create(null, {
+        construct: {
+          value: (target: new (...args: unknown[]) => object, args: unknown[], newTarget: new (...args: unknown[]) => object): object => {
+            laterWork = true;
+            return reflectConstruct(target, args, newTarget);
+          },
+        },
+      }) as ProxyHandler<new (...args: unknown[]) => object>,
+    );
+    // The prototype's `constructor` would hand out the unwatched one.
+    defineProperty(registryCtor.prototype, 'constructor', { value: watched, writable: true, enumerable: false, configurable: true });
+    defineProperty(G, 'FinalizationRegistry', { value: watched, writable: true, enumerable: false, configurable: true });
+  }
+  const waitAsync = (Atomics as { waitAsync?: (...args: unknown[]) => unknown }).waitAsync;
+  if (typeof waitAsync === 'function') {
+    const watchedWait = {
+      waitAsync(...args: unknown[]): unknown {
+        laterWork = true;
+        return reflectApply(waitAsync, undefined, args);
+      },
+    }.waitAsync;
+    defineProperty(Atomics, 'waitAsync', { value: watchedWait, writable: true, enumerable: false, configurable: true });
+  }
   const globals: Record<string, unknown> = { ToolCallError, console: consoleObject, setTimeout: setTimeoutImpl, clearTimeout: clearTimeoutImpl };
   for (const name of names.reserved) {
     if (name in globals) defineProperty(G, name, { value: globals[name], writable: false, enumerable: false, configurable: false });
@@ -835,5 +873,13 @@ export function installGuest(
   const push = (function push(batch: string): void {
     deliver(StringCtor(batch));
   });
-  return freeze(create(null, { start: { value: start, enumerable: true }, push: { value: push, enumerable: true } })) as GuestApi;
+  // Asked by the host once a run has ended, as a task of its own: the program's microtasks have all
+  // run by then. '1': nothing of this context can run again unless the host calls into it, so the
+  // isolate may host another run in a fresh context.
+  const reusable = (function reusable(): string {
+    return returned && !laterWork && waitingCount === 0 ? '1' : '0';
+  });
+  return freeze(
+    create(null, { start: { value: start, enumerable: true }, push: { value: push, enumerable: true }, reusable: { value: reusable, enumerable: true } }),
+  ) as GuestApi;
 }
