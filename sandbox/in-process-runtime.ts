@@ -17,6 +17,7 @@ import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunO
 import { runInIsolate, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
+import { SessionIsolates } from './session-isolates.ts';
 import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
 import { resolveOptions } from './process/options.ts';
@@ -90,6 +91,17 @@ export interface InProcessRuntimeOptions {
    * is the limit, prepare on their own thread. Default true.
    */
   prepareOffThread?: boolean;
+  /**
+   * Isolates kept for the next run of the same session, all sessions together. A run that ended
+   * cleanly (its program settled, no tool call in flight, nothing scheduled for later by a
+   * `FinalizationRegistry` or `Atomics.waitAsync`, heap under 16 MiB) leaves its isolate with a
+   * fresh context in it; the session's next run skips the isolate's constructor and disposal
+   * (100 sequential calls, 8 runs at once: about 1.5 times the runs/s). Runs of different
+   * sessions never share an isolate. Default 16; 0 disposes every isolate after its run.
+   */
+  sessionIsolates?: number;
+  /** How long a kept isolate waits for its session's next run, ms. Default 30,000. */
+  sessionIsolateIdleMs?: number;
 }
 
 /** The default `burstThreads` on a machine with more cores than this. */
@@ -103,6 +115,9 @@ const MAX_DEFAULT_BURST_THREADS = 8;
  */
 const BURST_MIN_UNSTARTED = 16;
 
+const DEFAULT_SESSION_ISOLATES = 16;
+const DEFAULT_SESSION_ISOLATE_IDLE_MS = 30_000;
+
 /** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
 const SYNC_RUNS_PER_CORE = 4;
 
@@ -113,7 +128,13 @@ const NEVER = new AbortController().signal;
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
   const poolMemoryMiB = options.warmPoolMemoryMiB ?? 128;
-  const pool = createWarmPool(options.warmPoolSize ?? 2, poolMemoryMiB, options.prepareOffThread ?? true);
+  const offThread = options.prepareOffThread ?? true;
+  const pool = createWarmPool(options.warmPoolSize ?? 2, poolMemoryMiB, offThread);
+  const kept = new SessionIsolates({
+    limit: Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_SESSION_ISOLATES)),
+    idleMs: options.sessionIsolateIdleMs ?? DEFAULT_SESSION_ISOLATE_IDLE_MS,
+    offThread,
+  });
   const slowTools = new SlowTools();
   const budget = new MemoryBudget(
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
@@ -143,6 +164,8 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
           ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
           ...(options.warmPoolMemoryMiB === undefined ? {} : { warmPoolMemoryMiB: options.warmPoolMemoryMiB }),
           ...(options.queueTimeoutMs === undefined ? {} : { queueTimeoutMs: options.queueTimeoutMs }),
+          // A session's next run most likely starts here, not on the thread that ran its last one.
+          sessionIsolates: 0,
         },
         'thread',
       ),
@@ -256,9 +279,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     const stripped = await stripProgram(request.code, request.filename ?? DEFAULT_FILENAME);
     if (!stripped.ok) return failed(stripped.failure);
     if (request.signal.aborted) return failed({ kind: 'abort', message: 'the run was cancelled before it started' });
-    let prepared;
+    const { sessionId } = request;
+    let prepared = sessionId === undefined ? undefined : await kept.take(sessionId, request.limits.memoryMiB);
     try {
-      prepared = await pool.take(request.limits.memoryMiB);
+      prepared ??= await pool.take(request.limits.memoryMiB);
     } catch {
       return failed({ kind: 'crashed', message: 'the sandbox could not start an isolate; run the program again' });
     }
@@ -272,6 +296,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     const control: RunControl = sync
       ? { syncCalls: true, slowTools: slowTools.current(), onSlowTool: (name) => slowTools.add(name), touched: () => budget.touch(ticket) }
       : { touched: () => budget.touch(ticket) };
+    if (sessionId !== undefined) control.recycle = (ended) => void kept.offer(sessionId, ended);
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
     const { allowSpin } = control;
@@ -316,6 +341,8 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed' }));
       // Waiting runs go first: headroom that frees is theirs.
       if (queue.size === 0 && hasRoom()) return start(request);
+      // Short of headroom: the kept isolates' memory goes to the runs first.
+      kept.clear();
       return new Promise((resolve) => {
         queue.enter({ start: () => resolve(start(request)), fail: (failure) => resolve(failed(failure)) }, request.signal);
       });
@@ -336,6 +363,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         memoryBudgetBytes: budget.limitBytes,
         memoryUsedBytes: budget.usedBytes + (threads?.grownBytes ?? 0),
         saturated: queue.size > 0 || !hasRoom(),
+        isolatesReused: kept.reused,
       };
     },
     async close() {
@@ -343,7 +371,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       stopWatch();
       queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before the run could start' });
       pool.close();
+      const keptClosed = kept.close();
       await Promise.allSettled([...active]);
+      // Runs that ended meanwhile disposed their isolates at once; those recycled before are waited for.
+      await keptClosed;
       await threads?.close('the sandbox runtime closed during the run; run it again');
     },
   };

@@ -65,6 +65,11 @@ export interface SandboxRunRequest {
   /** One stub per name under `tools`. */
   toolNames: readonly string[];
   /**
+   * The session the run belongs to. A runtime may let the runs of one session share an isolate,
+   * one after another, each in a fresh context (never runs of different sessions).
+   */
+  sessionId?: string;
+  /**
    * The host side of a stub. Called in submission order with the argument
    * object's JSON text (already checked lossless inside the isolate).
    */
@@ -106,6 +111,8 @@ export interface SandboxPoolStatus {
   memoryUsedBytes?: number;
   /** True while a new run would wait: no headroom for one more run, or runs already queued. */
   saturated?: boolean;
+  /** Runs since start that took an isolate an earlier run of their session had used (in a fresh context). */
+  isolatesReused?: number;
 }
 
 export interface SandboxRuntime {

@@ -133,6 +133,7 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
     ? active.run({
         code: message.code,
         ...(message.filename === undefined ? {} : { filename: message.filename }),
+        ...(typeof message.sessionId === 'string' ? { sessionId: message.sessionId } : {}),
         toolNames: message.toolNames,
         limits: message.limits,
         signal: run.controller.signal,
@@ -179,7 +180,7 @@ function abortRun(runId: number): void {
 function budgetReport(): ChildBudgetReport | undefined {
   const status = runtime?.status();
   if (status?.memoryUsedBytes === undefined) return undefined;
-  return { usedBytes: status.memoryUsedBytes, runs: status.busy, stopped: status.memoryStopped ?? 0 };
+  return { usedBytes: status.memoryUsedBytes, runs: status.busy, stopped: status.memoryStopped ?? 0, reused: status.isolatesReused ?? 0 };
 }
 
 function crashed(message: string): SandboxRunOutcome {

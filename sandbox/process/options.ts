@@ -44,6 +44,14 @@ export interface ProcessRuntimeOptions {
    * A run asking for another heap gets a freshly made isolate (slower).
    */
   warmPoolMemoryMiB?: number;
+  /**
+   * Isolates each child keeps for the next run of the same session (see the in-process runtime's
+   * option of that name). A session's runs go to the child that ran its previous run while that
+   * child has room. Default: the in-process runtime's (16); 0 disposes every isolate after its run.
+   */
+  sessionIsolates?: number;
+  /** How long a kept isolate waits for its session's next run, ms. Default: the in-process runtime's (30,000). */
+  sessionIsolateIdleMs?: number;
   /** How often the parent pings each child, ms. Default 1,000. */
   heartbeatIntervalMs?: number;
   /**
@@ -93,8 +101,11 @@ export interface ProcessRuntimeOptions {
   runtimeModule?: string;
 }
 
-export type ResolvedProcessRuntimeOptions = Required<Omit<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'>> &
-  Pick<ProcessRuntimeOptions, 'warmPoolSize' | 'warmPoolMemoryMiB'> & {
+/** Options the children's runtimes default themselves when not given. */
+type ChildDefaulted = 'warmPoolSize' | 'warmPoolMemoryMiB' | 'sessionIsolates' | 'sessionIsolateIdleMs';
+
+export type ResolvedProcessRuntimeOptions = Required<Omit<ProcessRuntimeOptions, ChildDefaulted>> &
+  Pick<ProcessRuntimeOptions, ChildDefaulted> & {
     /** What the children are: processes (the `process` runtime) or threads (the in-process runtime's burst threads). */
     transport: TransportKind;
   };
@@ -127,6 +138,8 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}, transport: T
   };
   if (options.warmPoolSize !== undefined) resolved.warmPoolSize = options.warmPoolSize;
   if (options.warmPoolMemoryMiB !== undefined) resolved.warmPoolMemoryMiB = options.warmPoolMemoryMiB;
+  if (options.sessionIsolates !== undefined) resolved.sessionIsolates = options.sessionIsolates;
+  if (options.sessionIsolateIdleMs !== undefined) resolved.sessionIsolateIdleMs = options.sessionIsolateIdleMs;
   return resolved;
 }
 

@@ -12,10 +12,13 @@ import type {
   SandboxRuntime,
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
-import { resolveOptions, type ProcessRuntimeOptions, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { activeRunsPerChild, resolveOptions, type ProcessRuntimeOptions, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { WaitQueue } from '../wait-queue.ts';
 import type { SandboxChild } from './sandbox-child.ts';
 import { Supervisor } from './supervisor.ts';
+
+/** Sessions whose latest child the runtime remembers; the least recent is forgotten first. */
+const MAX_REMEMBERED_SESSIONS = 4_096;
 
 export type { ProcessRuntimeOptions } from './options.ts';
 
@@ -53,6 +56,21 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
   let closed = false;
   let closing: Promise<void> | undefined;
   let admitted = 0;
+  /**
+   * The child that took each session's latest run: the session's next run goes there while that
+   * child has spare CPU, since the isolate it keeps for the session waits there (sessionIsolates).
+   */
+  const sessionChildren = new Map<string, SandboxChild>();
+  const computingRunsPerChild = activeRunsPerChild(resolved);
+  const childFor = (sessionId: string | undefined): SandboxChild | undefined => {
+    const last = sessionId === undefined ? undefined : sessionChildren.get(sessionId);
+    return last !== undefined && last.hasRoom && last.activeRuns < computingRunsPerChild ? last : supervisor.take();
+  };
+  const remember = (sessionId: string, child: SandboxChild): void => {
+    sessionChildren.delete(sessionId);
+    sessionChildren.set(sessionId, child);
+    if (sessionChildren.size > MAX_REMEMBERED_SESSIONS) sessionChildren.delete(sessionChildren.keys().next().value as string);
+  };
 
   const failed = (failure: SandboxFailure): SandboxRunOutcome => ({ ok: false, logs: [], failure });
 
@@ -65,10 +83,11 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
       return new Promise<SandboxRunOutcome>((resolve) => {
         const start = (child: SandboxChild) => {
           admitted++;
+          if (request.sessionId !== undefined) remember(request.sessionId, child);
           resolve(child.run(request));
         };
         // Waiting runs go first: a free slot is theirs.
-        const child = queue.size === 0 ? supervisor.take() : undefined;
+        const child = queue.size === 0 ? childFor(request.sessionId) : undefined;
         if (child) start(child);
         else queue.enter({ start, fail: (failure) => resolve(failed(failure)) }, request.signal);
       });
@@ -88,6 +107,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
         memoryBudgetBytes: resolved.memoryBudgetMiB * MiB,
         memoryUsedBytes: supervisor.chargedBytes,
         saturated: queue.size > 0 || supervisor.take() === undefined,
+        isolatesReused: supervisor.isolatesReused,
       };
     },
 

@@ -20,6 +20,8 @@ export interface ChildBudgetReport {
   usedBytes: number;
   runs: number;
   stopped: number;
+  /** Runs that reused an isolate of their session (SandboxPoolStatus.isolatesReused). */
+  reused: number;
 }
 
 /**
@@ -39,6 +41,7 @@ export type ParentMessage =
       runId: number;
       code: string;
       filename?: string;
+      sessionId?: string;
       toolNames: readonly string[];
       limits: SandboxLimits;
     }

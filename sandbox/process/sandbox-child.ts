@@ -46,8 +46,8 @@ const ADMIT_AHEAD = 4;
 // The child hosts hostile programs: its figures are used only when they are plain numbers.
 function isReport(value: unknown): value is ChildBudgetReport {
   if (typeof value !== 'object' || value === null) return false;
-  const { usedBytes, runs, stopped } = value as Record<string, unknown>;
-  return [usedBytes, runs, stopped].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  const { usedBytes, runs, stopped, reused } = value as Record<string, unknown>;
+  return [usedBytes, runs, stopped, reused].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
 }
 // The host disposed the isolate, but a builtin looping in C++ (such as
 // `new Array(2e8).fill(0)`) may keep running on its thread, burning CPU and
@@ -80,7 +80,7 @@ export class SandboxChild {
   #runsServed = 0;
   #startupError = '';
   /** The child's last budget report (its runs' measured growth reaches the parent with each heartbeat). */
-  #report: ChildBudgetReport = { usedBytes: 0, runs: 0, stopped: 0 };
+  #report: ChildBudgetReport = { usedBytes: 0, runs: 0, stopped: 0, reused: 0 };
   readonly #budgetBytes: number;
   readonly #reserveBytes: number;
   readonly exited: Promise<void>;
@@ -111,6 +111,8 @@ export class SandboxChild {
       runtimeOptions: {
         ...(options.warmPoolSize === undefined ? {} : { warmPoolSize: options.warmPoolSize }),
         ...(options.warmPoolMemoryMiB === undefined ? {} : { warmPoolMemoryMiB: options.warmPoolMemoryMiB }),
+        ...(options.sessionIsolates === undefined ? {} : { sessionIsolates: options.sessionIsolates }),
+        ...(options.sessionIsolateIdleMs === undefined ? {} : { sessionIsolateIdleMs: options.sessionIsolateIdleMs }),
         memoryBudgetMiB: childBudgetMiB(options),
         runReserveMiB: options.runReserveMiB,
         // The parent admits: a run waits in the child only while the parent's figures lag the child's.
@@ -151,6 +153,10 @@ export class SandboxChild {
   get memoryStopped(): number {
     return this.#report.stopped;
   }
+  /** Runs of this child that reused an isolate of their session, as last reported. */
+  get isolatesReused(): number {
+    return this.#report.reused;
+  }
   get hasRoom(): boolean {
     if (this.#state !== 'ready' || this.#runs.size >= this.#options.runsPerChild) return false;
     // A few times the child's own gate: the parent learns that a run waits one IPC hop late, so the child
@@ -189,6 +195,7 @@ export class SandboxChild {
         runId,
         code: request.code,
         ...(request.filename === undefined ? {} : { filename: request.filename }),
+        ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
         toolNames: [...request.toolNames],
         limits: { ...limits },
       });

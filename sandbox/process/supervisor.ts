@@ -24,6 +24,7 @@ export class Supervisor {
   #restarts = 0;
   /** Budget stops reported by children that have exited. */
   #pastMemoryStopped = 0;
+  #pastIsolatesReused = 0;
   #closed = false;
 
   constructor(options: ResolvedProcessRuntimeOptions, onSlotFree: () => void) {
@@ -82,6 +83,12 @@ export class Supervisor {
     return total;
   }
 
+  get isolatesReused(): number {
+    let total = this.#pastIsolatesReused;
+    for (const child of this.#live) total += child.isolatesReused;
+    return total;
+  }
+
   ready(): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('the sandbox runtime is closed; create a new one'));
     if (this.readyCount === this.#options.children) return Promise.resolve();
@@ -114,6 +121,7 @@ export class Supervisor {
       onExit: (_, reason) => {
         this.#live.delete(child);
         this.#pastMemoryStopped += child.memoryStopped;
+        this.#pastIsolatesReused += child.isolatesReused;
         this.#replace(index, child, reason);
       },
     });

@@ -144,6 +144,7 @@ async function runProgram(
       code,
       filename: FILENAME,
       toolNames,
+      sessionId: exec.sessionId,
       callTool: scheduler.callTool,
       limits: { timeoutMs, memoryMiB: limits.memoryMiB, maxLogBytes: limits.maxLogBytes, maxResultBytes: limits.maxResultBytes, maxArgBytes: limits.maxArgBytes },
       signal: exec.signal,

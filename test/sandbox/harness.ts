@@ -11,9 +11,19 @@ export interface FakeHost {
   runtime: SandboxRuntime;
   /** Every call the host received, in order: name and parsed arguments. */
   calls: { name: string; args: unknown }[];
-  run(code: string, options?: { tools?: Record<string, FakeTool>; limits?: Partial<SandboxLimits>; signal?: AbortSignal; onLog?(line: string): void }): Promise<SandboxRunOutcome>;
+  /**
+   * Runs `code`. Every run of one host belongs to one session unless `sessionId` says otherwise
+   * (null: none), so the conformance suite also runs programs in isolates an earlier test's
+   * program had used (see sandbox/session-isolates.ts).
+   */
+  run(
+    code: string,
+    options?: { tools?: Record<string, FakeTool>; limits?: Partial<SandboxLimits>; signal?: AbortSignal; onLog?(line: string): void; sessionId?: string | null },
+  ): Promise<SandboxRunOutcome>;
   close(): Promise<void>;
 }
+
+const HARNESS_SESSION = 'conformance';
 
 export const testLimits: SandboxLimits = { timeoutMs: 5_000, memoryMiB: 32, maxLogBytes: 64 * 1024, maxResultBytes: 1024 * 1024, maxArgBytes: 1024 * 1024 };
 
@@ -26,9 +36,11 @@ export function createFakeHost(runtime: SandboxRuntime = createTestRuntime(undef
     calls,
     run(code, options = {}) {
       const tools = options.tools ?? {};
+      const sessionId = options.sessionId === undefined ? HARNESS_SESSION : options.sessionId;
       return runtime.run({
         code,
         toolNames: Object.keys(tools),
+        ...(sessionId === null ? {} : { sessionId }),
         async callTool(name, argsJson): Promise<SandboxCallOutcome> {
           const args: unknown = JSON.parse(argsJson);
           calls.push({ name, args });

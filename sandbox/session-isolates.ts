@@ -1,0 +1,151 @@
+/**
+ * Isolates kept between the runs of one session. A run that ended cleanly
+ * leaves its isolate here with a fresh context in it (recycleIsolate in
+ * isolate-run.ts); the session's next run takes it instead of a new isolate,
+ * and skips the isolate's constructor, isolated-vm's default context and the
+ * disposal: about a third of a short run's CPU. Never across sessions: runs of
+ * one session share the isolate's heap limit and timing (its compilation
+ * cache and string table), nothing they can reach.
+ *
+ * Bounded: at most `limit` isolates wait here, the least recently used goes
+ * first, and each is disposed after `idleMs` unused. `clear` gives their
+ * memory back at once (the runtime calls it when its memory budget is short).
+ */
+import { discardIsolate, recycleIsolate, type PreparedIsolate } from './isolate-run.ts';
+
+export interface SessionIsolatesOptions {
+  /** Isolates kept at most, all sessions together; 0 keeps none. */
+  limit: number;
+  /** How long an isolate is kept unused, ms. */
+  idleMs: number;
+  /** How the fresh context is set up, see prepareIsolate. */
+  offThread: boolean;
+}
+
+interface Kept {
+  readonly sessionId: string;
+  readonly prepared: PreparedIsolate;
+  readonly since: number;
+}
+
+/** An isolate being recycled; a run of its session may claim it before it is ready. */
+interface Recycling {
+  readonly memoryMiB: number;
+  claim?: (fresh: PreparedIsolate | undefined) => void;
+}
+
+export class SessionIsolates {
+  readonly #options: SessionIsolatesOptions;
+  /** Insertion order is use order: the first is the least recently kept. */
+  readonly #kept = new Set<Kept>();
+  readonly #bySession = new Map<string, Kept[]>();
+  readonly #recycling = new Map<string, Recycling[]>();
+  #sweeper: NodeJS.Timeout | undefined;
+  #closed = false;
+  /** Recycles under way: closing waits for them (a process leaving under a live isolate aborts). */
+  readonly #underWay = new Set<Promise<void>>();
+  /** Isolates a later run of the same session took, since start. */
+  reused = 0;
+
+  constructor(options: SessionIsolatesOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#kept.size;
+  }
+
+  /**
+   * A kept isolate of `sessionId` with a fresh context and `memoryMiB` heap, if there is one, or
+   * one of its runs that just ended, once recycled (a millisecond or so, less than a new isolate
+   * costs; without the wait, sessions that run back to back would each hold twice the isolates).
+   */
+  async take(sessionId: string, memoryMiB: number): Promise<PreparedIsolate | undefined> {
+    const list = this.#bySession.get(sessionId);
+    const at = list === undefined ? -1 : list.findIndex((kept) => kept.prepared.memoryMiB === memoryMiB);
+    if (list !== undefined && at >= 0) {
+      const [kept] = list.splice(at, 1);
+      this.#forget(kept, list);
+      this.reused++;
+      return kept.prepared;
+    }
+    const recycling = this.#recycling.get(sessionId)?.find((entry) => entry.claim === undefined && entry.memoryMiB === memoryMiB);
+    if (recycling === undefined) return undefined;
+    const fresh = await new Promise<PreparedIsolate | undefined>((resolve) => (recycling.claim = resolve));
+    if (fresh !== undefined) this.reused++;
+    return fresh;
+  }
+
+  /**
+   * The isolate of a run of `sessionId` that ended cleanly (RunControl.recycle): recycled in the
+   * background, then kept, unless it is not reusable or nothing may be kept. Resolves once it is
+   * kept, claimed or disposed.
+   */
+  offer(sessionId: string, prepared: PreparedIsolate): Promise<void> {
+    if (this.#closed || this.#options.limit === 0) {
+      discardIsolate(prepared);
+      return Promise.resolve();
+    }
+    const recycling: Recycling = { memoryMiB: prepared.memoryMiB };
+    const inFlight = this.#recycling.get(sessionId);
+    if (inFlight === undefined) this.#recycling.set(sessionId, [recycling]);
+    else inFlight.push(recycling);
+    const done = recycleIsolate(prepared, this.#options.offThread).then((fresh) => {
+      const list = this.#recycling.get(sessionId) as Recycling[];
+      list.splice(list.indexOf(recycling), 1);
+      if (list.length === 0) this.#recycling.delete(sessionId);
+      if (recycling.claim !== undefined) return recycling.claim(fresh);
+      if (fresh === undefined) return;
+      if (this.#closed) return discardIsolate(fresh);
+      const kept: Kept = { sessionId, prepared: fresh, since: performance.now() };
+      this.#kept.add(kept);
+      const kin = this.#bySession.get(sessionId);
+      if (kin === undefined) this.#bySession.set(sessionId, [kept]);
+      else kin.push(kept);
+      while (this.#kept.size > this.#options.limit) this.#drop(this.#kept.values().next().value as Kept);
+      this.#sweeper ??= setInterval(() => this.#sweep(), Math.max(10, this.#options.idleMs / 2)).unref();
+    });
+    this.#underWay.add(done);
+    void done.then(() => this.#underWay.delete(done));
+    return done;
+  }
+
+  /** Disposes every kept isolate. */
+  clear(): void {
+    for (const kept of [...this.#kept]) this.#drop(kept);
+  }
+
+  /** Disposes every kept isolate now, and each one still being recycled once it is; resolves when none is left. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.clear();
+    await Promise.allSettled([...this.#underWay]);
+  }
+
+  #sweep(): void {
+    const oldest = performance.now() - this.#options.idleMs;
+    for (const kept of this.#kept) {
+      if (kept.since > oldest) break;
+      this.#drop(kept);
+    }
+  }
+
+  #drop(kept: Kept): void {
+    const list = this.#bySession.get(kept.sessionId);
+    if (list !== undefined) {
+      const at = list.indexOf(kept);
+      if (at >= 0) list.splice(at, 1);
+    }
+    this.#forget(kept, list);
+    discardIsolate(kept.prepared);
+  }
+
+  #forget(kept: Kept, list: Kept[] | undefined): void {
+    this.#kept.delete(kept);
+    if (list !== undefined && list.length === 0) this.#bySession.delete(kept.sessionId);
+    if (this.#kept.size === 0 && this.#sweeper !== undefined) {
+      clearInterval(this.#sweeper);
+      this.#sweeper = undefined;
+    }
+  }
+}
