@@ -34,7 +34,8 @@ export interface CodeModeOptions {
   /**
    * The sandbox pool: memory budget, queue and (for `'process'`) children and recycling; see the
    * service's `pool` config. The in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`,
-   * `maxActiveRuns`, `queueLimit`, `queueTimeoutMs` and `burstThreads` of it.
+   * `maxActiveRuns`, `queueLimit`, `queueTimeoutMs`, `burstThreads`, `sessionIsolates` and
+   * `sessionIsolateIdleMs` of it.
    */
   pool?: ProcessPoolOptions;
   /** The type-checker's worker threads and budgets (when `typecheck` is not `'off'`); see `TypecheckPoolOptions`. */
@@ -126,9 +127,11 @@ function createRuntime(choice: RuntimeKind, options: CodeModeOptions): LazyRunti
   }
   return lazyRuntime('in-process', async () => {
     const { createInProcessRuntime } = await import('../sandbox/in-process-runtime.ts');
-    const { memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs, burstThreads } = options.pool ?? {};
+    const { memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs, burstThreads, sessionIsolates, sessionIsolateIdleMs } = options.pool ?? {};
     const picked = Object.fromEntries(
-      Object.entries({ memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs, burstThreads }).filter(([, value]) => value !== undefined),
+      Object.entries({ memoryBudgetMiB, runReserveMiB, maxActiveRuns, queueLimit, queueTimeoutMs, burstThreads, sessionIsolates, sessionIsolateIdleMs }).filter(
+        ([, value]) => value !== undefined,
+      ),
     );
     // A host that never runs programs starts no threads either.
     const idle = options.warm === false ? { burstThreads: 0 } : {};

@@ -79,6 +79,13 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
   maxActiveRuns: positiveInt().describe('Runs computing at once (a run awaiting a tool call does not count). Default 16 per core; more wait in the queue.'),
   runsPerChild: positiveInt().describe('`process` runtime: optional hard cap on runs per child on top of the budget. Default: none.'),
   burstThreads: z.int().min(0).max(64).describe('`in-process` runtime: worker threads that prepare and run the runs of a burst (more than 16 runs waiting to start) in parallel (tools stay on the main thread). Default: the CPU count, at most 8; 0 prepares every run on the main thread.'),
+  sessionIsolates: z
+    .int()
+    .min(0)
+    .describe(
+      "Isolates kept for a session's next run (per child in the `process` runtime): a run that ended cleanly leaves its isolate, with a fresh context, to the next run of the same session, never to another session. Default 16; 0: a fresh isolate for every run.",
+    ),
+  sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
   queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),
   queueTimeoutMs: positiveInt().describe('Longest wait for headroom, ms. Default 5,000; past it the run fails `busy` (503).'),
 });

@@ -92,6 +92,7 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
     total('ptc_pool_memory_stopped_total', 'Runs failed memory by the sandbox budget since start (the runs outgrew it; each had grown most).', 'memoryStopped');
     gauge('ptc_pool_memory_budget_bytes', 'Memory the sandbox runs may hold together, bytes.', 'memoryBudgetBytes');
     gauge('ptc_pool_memory_used_bytes', 'Sandbox memory budget in use: per run its reservation or measured isolate size, whichever is larger.', 'memoryUsedBytes');
+    total('ptc_pool_isolates_reused_total', 'Runs that took an isolate an earlier run of their session had used, in a fresh context, since start.', 'isolatesReused');
     gauge('ptc_pool_saturated', '1 while a new run would wait for headroom (also /readyz 503), else 0.', 'saturated');
   }
   return {
