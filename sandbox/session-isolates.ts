@@ -7,8 +7,9 @@
  * one session share the isolate's heap limit and timing (its compilation
  * cache and string table), nothing they can reach.
  *
- * Bounded: at most `limit` isolates wait here, the least recently used goes
- * first, and each is disposed after `idleMs` unused. `clear` gives their
+ * Bounded: at most `limit` isolates wait here (and at most `limit` are being
+ * recycled), the least recently kept goes first, and each is disposed after
+ * `idleMs` unused. `clear` gives their
  * memory back at once (the runtime calls it when its memory budget is short).
  */
 import { discardIsolate, recycleIsolate, type PreparedIsolate } from './isolate-run.ts';
@@ -79,10 +80,12 @@ export class SessionIsolates {
   /**
    * The isolate of a run of `sessionId` that ended cleanly (RunControl.recycle): recycled in the
    * background, then kept, unless it is not reusable or nothing may be kept. Resolves once it is
-   * kept, claimed or disposed.
+   * kept, claimed or disposed. Disposed at once while `limit` recycles are under way: the end of
+   * a burst (a thousand runs ending together) would otherwise recycle a thousand isolates to keep
+   * a few.
    */
   offer(sessionId: string, prepared: PreparedIsolate): Promise<void> {
-    if (this.#closed || this.#options.limit === 0) {
+    if (this.#closed || this.#underWay.size >= this.#options.limit) {
       discardIsolate(prepared);
       return Promise.resolve();
     }

@@ -223,6 +223,21 @@ describe('SessionIsolates', () => {
     }
   });
 
+  it('disposes an offered isolate at once while `limit` recycles are under way', async () => {
+    const store = new SessionIsolates({ limit: 1, idleMs: 60_000, offThread: false });
+    try {
+      const [first, second] = [await ended(), await ended()];
+      const recycling = store.offer('a', first);
+      await store.offer('b', second);
+      expect(second.isolate.isDisposed).toBe(true);
+      await recycling;
+      expect(store.size).toBe(1);
+      expect(first.isolate.isDisposed).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('hands a run the isolate its session is still recycling', async () => {
     const store = new SessionIsolates({ limit: 4, idleMs: 60_000, offThread: true });
     try {
