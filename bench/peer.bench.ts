@@ -185,13 +185,18 @@ interface Figures {
   allCpu: number[];
 }
 
+/** Numbers each run's program: a model writes a new program each time, so no executor may find it compiled already. */
+let programSeq = 0;
+const unique = (program: string): string => `/* run ${++programSeq} */ ${program}`;
+
 async function timeOne(executor: Executor, workload: Workload, program: string, figures: Figures): Promise<number> {
   const check = (result: unknown): void => {
     if (result !== workload.expect) throw new Error(`bench: ${workload.name} returned ${JSON.stringify(result)}, expected ${JSON.stringify(workload.expect)}`);
   };
   if (workload.concurrent === undefined) {
+    const code = unique(program);
     const start = performance.now();
-    check(await executor(program));
+    check(await executor(code));
     return performance.now() - start;
   }
   const runs = workload.concurrent * 4;
@@ -201,7 +206,7 @@ async function timeOne(executor: Executor, workload: Workload, program: string, 
   const all = process.cpuUsage();
   await Promise.all(
     Array.from({ length: workload.concurrent }, async () => {
-      while (next++ < runs) check(await executor(program));
+      while (next++ < runs) check(await executor(unique(program)));
     }),
   );
   const runsPerSecond = runs / ((performance.now() - start) / 1000);
@@ -218,9 +223,12 @@ function range(samples: number[]): string {
   return `${median([...samples]).toFixed(2)} (${q(0.25).toFixed(2)}–${q(0.75).toFixed(2)})`;
 }
 
-/** Our executor on its own in-process runtime; `syncToolCalls: false` measures the asynchronous crossing alone. */
-function ourExecutor(syncToolCalls: boolean): { executor: Executor; ready(): Promise<void>; close(): Promise<void> } {
-  const runtime = createInProcessRuntime({ warmPoolSize: 2, syncToolCalls });
+/**
+ * Our executor on its own in-process runtime, all runs in one session; `syncToolCalls: false`
+ * measures the asynchronous crossing alone, `sessionIsolates: 0` a fresh isolate for every run.
+ */
+function ourExecutor(options: { syncToolCalls?: boolean; sessionIsolates?: number }): { executor: Executor; ready(): Promise<void>; close(): Promise<void> } {
+  const runtime = createInProcessRuntime({ warmPoolSize: 2, ...options });
   const registry = ourRegistry();
   const codeMode = createCodeModeCore({ registry, runtime, limits: { maxCalls: 5_000 } });
   return {
@@ -237,19 +245,16 @@ function ourExecutor(syncToolCalls: boolean): { executor: Executor; ready(): Pro
   };
 }
 
-const COLUMNS = ['ours', 'async', 'utcp', 'raw'] as const;
+const COLUMNS = ['ours', 'async', 'fresh', 'utcp', 'raw'] as const;
 type Column = (typeof COLUMNS)[number];
 
 export async function benchPeer(): Promise<void> {
-  const oursSetup = ourExecutor(true);
-  const asyncSetup = ourExecutor(false);
-  const ours = oursSetup.executor;
-  const oursAsync = asyncSetup.executor;
+  const setups = { ours: ourExecutor({}), async: ourExecutor({ syncToolCalls: false }), fresh: ourExecutor({ sessionIsolates: 0 }) };
+  const ourColumns = ['ours', 'async', 'fresh'] as const;
   const peer = await peerClient();
-  // Before each timed run: both our warm pools refilled, so no refill of one runtime is timed in another column.
+  // Before each timed run: our warm pools refilled, so no refill of one runtime is timed in another column.
   const settled = async (): Promise<void> => {
-    await oursSetup.ready();
-    await asyncSetup.ready();
+    for (const column of ourColumns) await setups[column].ready();
   };
 
   const theirs: Executor = async (code) => {
@@ -271,23 +276,24 @@ export async function benchPeer(): Promise<void> {
   try {
     // Warm the JIT of every path once.
     for (const workload of WORKLOADS.slice(0, 5)) {
-      await ours(workload.program('tools.'));
-      await oursAsync(workload.program('tools.'));
+      for (const column of ourColumns) await setups[column].executor(workload.program('tools.'));
       await theirs(workload.program(''));
       spare = await rawIsolate();
       await raw(workload.program('tools.'));
     }
     console.log(
-      'peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor, async = ours with the asynchronous crossing only (syncToolCalls: false), ' +
-        'utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings',
+      'peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor (defaults, all runs in one session), ' +
+        'async = ours with the asynchronous crossing only (syncToolCalls: false), fresh = ours with a fresh isolate for every run (sessionIsolates: 0), ' +
+        'utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings; every run\'s program is new (numbered), as a model\'s would be',
     );
     for (const workload of WORKLOADS) {
       const figures = Object.fromEntries(COLUMNS.map((column): [Column, Figures] => [column, { samples: [], mainCpu: [], allCpu: [] }])) as Record<Column, Figures>;
       for (let r = 0; r < workload.rounds; r++) {
-        // Our two columns take turns going first: the first run after a pause is the slower one.
-        for (const column of r % 2 === 0 ? (['ours', 'async'] as const) : (['async', 'ours'] as const)) {
+        // Our columns take turns going first: the first run after a pause is the slower one.
+        for (let c = 0; c < ourColumns.length; c++) {
+          const column = ourColumns[(c + r) % ourColumns.length];
           await settled();
-          figures[column].samples.push(await timeOne(column === 'ours' ? ours : oursAsync, workload, workload.program('tools.'), figures[column]));
+          figures[column].samples.push(await timeOne(setups[column].executor, workload, workload.program('tools.'), figures[column]));
         }
         await settled();
         figures.utcp.samples.push(await timeOne(theirs, workload, workload.program(''), figures.utcp));
@@ -313,8 +319,9 @@ export async function benchPeer(): Promise<void> {
       // For throughput higher is better: the ratios are then theirs / ours, so < 1 still means ours is ahead.
       const ratio = (k: Column, of: Column = 'ours') => (throughput ? m(k) / m(of) : m(of) / m(k)).toFixed(2);
       console.log(
-        `peer: ${workload.name}: ours ${range(figures.ours.samples)}, async ${range(figures.async.samples)}, utcp ${range(figures.utcp.samples)}, raw ${range(figures.raw.samples)}; ` +
-          `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}, ours/async ${ratio('async')}`,
+        `peer: ${workload.name}: ${COLUMNS.map((k) => `${k} ${range(figures[k].samples)}`).join(', ')}; ` +
+          `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}, ours/async ${ratio('async')}, ` +
+          `ours/fresh ${ratio('fresh')}, fresh/utcp ${ratio('utcp', 'fresh')}`,
       );
       if (throughput) {
         // Where a run's CPU goes: this process's main thread (host: tools, dispatch, isolate set-up) and the rest
@@ -328,14 +335,13 @@ export async function benchPeer(): Promise<void> {
     }
   } finally {
     if (!spare.isolate.isDisposed) spare.isolate.dispose();
-    await oursSetup.close();
-    await asyncSetup.close();
+    for (const column of ourColumns) await setups[column].close();
   }
 }
 
 export const section: BenchSection = {
   name: 'peer',
   nodeFlags: ['--max-semi-space-size=16'],
-  description: 'ours (and ours on the asynchronous crossing alone) vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
+  description: 'ours (also on the asynchronous crossing alone, and with a fresh isolate per run) vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
   run: benchPeer,
 };
