@@ -662,6 +662,8 @@ async function execute(
     return { failure: describeSyntaxError(error instanceof Error ? error.message : String(error), filename) };
   }
   const program = (await script.run(prepared.context, { reference: true })) as ivm.Reference<unknown>;
+  // Released as used: a recycled isolate outlives this run, and held handles would keep its old context alive.
+  script.release();
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
   const slowTools = control?.slowTools ?? [];
   const config = JSON.stringify(
@@ -671,7 +673,7 @@ async function execute(
   const sharedArg = shared === undefined ? undefined : new ivm.ExternalCopy(shared).copyInto({ release: true });
   // The program starts now: a measurement asked for earlier would not cover it.
   touched();
-  const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto(), sharedArg], {
+  const text = await prepared.start.apply(undefined, [JSON.stringify(request.toolNames), config, program.derefInto({ release: true }), sharedArg], {
     result: { promise: true },
   });
   return { text: String(text) };
