@@ -97,7 +97,8 @@ export interface InProcessRuntimeOptions {
    * `FinalizationRegistry` or `Atomics.waitAsync`, heap under 16 MiB) leaves its isolate with a
    * fresh context in it; the session's next run skips the isolate's constructor and disposal
    * (100 sequential calls, 8 runs at once: about 1.5 times the runs/s). Runs of different
-   * sessions never share an isolate. Default 16; 0 disposes every isolate after its run.
+   * sessions never share an isolate; `registry.dispatch` puts calls without a `sessionId` in
+   * session `default`, so those do. Default 16; 0 disposes every isolate after its run.
    */
   sessionIsolates?: number;
   /** How long a kept isolate waits for its session's next run, ms. Default 30,000. */
