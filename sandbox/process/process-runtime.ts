@@ -12,7 +12,7 @@ import type {
   SandboxRuntime,
 } from '../../src/sandbox-runtime.ts';
 import { MiB } from '../memory-budget.ts';
-import { activeRunsPerChild, resolveOptions, type ProcessRuntimeOptions, type ResolvedProcessRuntimeOptions } from './options.ts';
+import { resolveOptions, type ProcessRuntimeOptions, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { WaitQueue } from '../wait-queue.ts';
 import type { SandboxChild } from './sandbox-child.ts';
 import { Supervisor } from './supervisor.ts';
@@ -57,14 +57,15 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
   let closing: Promise<void> | undefined;
   let admitted = 0;
   /**
-   * The child that took each session's latest run: the session's next run goes there while that
-   * child has spare CPU, since the isolate it keeps for the session waits there (sessionIsolates).
+   * The child that took each session's latest run: the session's next run goes there, since the
+   * isolate it keeps for the session waits there (sessionIsolates), unless that child computes
+   * more runs than the one the pool would pick (a burst still spreads over the children).
    */
   const sessionChildren = new Map<string, SandboxChild>();
-  const computingRunsPerChild = activeRunsPerChild(resolved);
   const childFor = (sessionId: string | undefined): SandboxChild | undefined => {
+    const picked = supervisor.take();
     const last = sessionId === undefined ? undefined : sessionChildren.get(sessionId);
-    return last !== undefined && last.hasRoom && last.activeRuns < computingRunsPerChild ? last : supervisor.take();
+    return last !== undefined && last !== picked && last.hasRoom && (picked === undefined || last.activeRuns <= picked.activeRuns) ? last : picked;
   };
   const remember = (sessionId: string, child: SandboxChild): void => {
     sessionChildren.delete(sessionId);
