@@ -43,7 +43,7 @@ export class SessionIsolates {
   readonly #recycling = new Map<string, Recycling[]>();
   #sweeper: NodeJS.Timeout | undefined;
   #closed = false;
-  /** Recycles under way: closing waits for them (a process leaving under a live isolate aborts). */
+  /** Recycles and disposals under way: closing waits for them (a process leaving under a live isolate aborts). */
   readonly #underWay = new Set<Promise<void>>();
   /** Isolates a later run of the same session took, since start. */
   reused = 0;
@@ -80,14 +80,25 @@ export class SessionIsolates {
   /**
    * The isolate of a run of `sessionId` that ended cleanly (RunControl.recycle): recycled in the
    * background, then kept, unless it is not reusable or nothing may be kept. Resolves once it is
-   * kept, claimed or disposed. Disposed at once while `limit` recycles are under way: the end of
+   * kept, claimed or disposed. Disposed at once while `limit` recycles (or disposals) are under way: the end of
    * a burst (a thousand runs ending together) would otherwise recycle a thousand isolates to keep
    * a few.
    */
   offer(sessionId: string, prepared: PreparedIsolate): Promise<void> {
-    if (this.#closed || this.#underWay.size >= this.#options.limit) {
+    if (this.#closed) {
       discardIsolate(prepared);
       return Promise.resolve();
+    }
+    if (this.#underWay.size >= this.#options.limit) {
+      // Off the reply path, as runInIsolate disposes: the run's outcome is on its way.
+      return this.#track(
+        new Promise((resolve) =>
+          setImmediate(() => {
+            discardIsolate(prepared);
+            resolve();
+          }),
+        ),
+      );
     }
     const recycling: Recycling = { memoryMiB: prepared.memoryMiB };
     const inFlight = this.#recycling.get(sessionId);
@@ -108,9 +119,13 @@ export class SessionIsolates {
       while (this.#kept.size > this.#options.limit) this.#drop(this.#kept.values().next().value as Kept);
       this.#sweeper ??= setInterval(() => this.#sweep(), Math.max(10, this.#options.idleMs / 2)).unref();
     });
-    this.#underWay.add(done);
-    void done.then(() => this.#underWay.delete(done));
-    return done;
+    return this.#track(done);
+  }
+
+  #track(work: Promise<void>): Promise<void> {
+    this.#underWay.add(work);
+    void work.then(() => this.#underWay.delete(work));
+    return work;
   }
 
   /** Disposes every kept isolate. */
