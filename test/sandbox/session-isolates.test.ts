@@ -19,7 +19,7 @@ import { resultOf, testLimits } from './harness.ts';
 type Tool = (args: unknown) => unknown;
 
 function runner(runtime: SandboxRuntime) {
-  return (code: string, sessionId: string | undefined, tools: Record<string, Tool> = {}): Promise<SandboxRunOutcome> =>
+  return (code: string, sessionId: string | undefined, tools: Record<string, Tool> = {}, timeoutMs = testLimits.timeoutMs): Promise<SandboxRunOutcome> =>
     runtime.run({
       code,
       toolNames: Object.keys(tools),
@@ -28,7 +28,7 @@ function runner(runtime: SandboxRuntime) {
         const value = await (tools[name] as Tool)(JSON.parse(argsJson));
         return { ok: true, valueJson: JSON.stringify(value) };
       },
-      limits: testLimits,
+      limits: { ...testLimits, timeoutMs },
       signal: new AbortController().signal,
     });
 }
@@ -120,14 +120,7 @@ describe('isolates kept for a session (in-process runtime)', () => {
   });
 
   it('does not reuse the isolate of a program whose microtasks never end after it returned (its run times out)', async () => {
-    const outcome = await runtime.run({
-      code: "const spin = () => { Promise.resolve().then(spin); }; spin(); return 'returned';",
-      toolNames: [],
-      sessionId: 'spinning',
-      callTool: () => Promise.resolve({ ok: false, error: { code: 'NONE', message: 'none', callId: '' } }),
-      limits: { ...testLimits, timeoutMs: 300 },
-      signal: new AbortController().signal,
-    });
+    const outcome = await run("const spin = () => { Promise.resolve().then(spin); }; spin(); return 'returned';", 'spinning', {}, 300);
     // isolated-vm hands the result over once the microtasks have run: they never finish.
     expect(outcome).toMatchObject({ ok: false, failure: { kind: 'timeout' } });
     const before = reused(runtime);
@@ -136,14 +129,7 @@ describe('isolates kept for a session (in-process runtime)', () => {
   });
 
   it('does not reuse the isolate of a run that timed out, nor one that holds much heap', async () => {
-    const timedOut = await runtime.run({
-      code: 'for (;;);',
-      toolNames: [],
-      sessionId: 'heavy',
-      callTool: () => Promise.resolve({ ok: false, error: { code: 'NONE', message: 'none', callId: '' } }),
-      limits: { ...testLimits, timeoutMs: 200 },
-      signal: new AbortController().signal,
-    });
+    const timedOut = await run('for (;;);', 'heavy', {}, 200);
     expect(timedOut).toMatchObject({ ok: false, failure: { kind: 'timeout' } });
     let before = reused(runtime);
     expect(resultOf(await run('globalThis.kept = new Array(3e6).fill(1.5); return kept.length', 'heavy'))).toBe(3e6);
