@@ -107,11 +107,12 @@ export interface PreparedIsolate {
 const catastropheHandlers = new WeakMap<ivm.Isolate, (message: string) => void>();
 
 /**
- * Creates an isolate of `memoryMiB` heap and evaluates the bootstrap in it. `offThread`: only the
- * isolate's constructor (isolated-vm has no asynchronous one) runs on this thread; its context,
- * the bootstrap and its install run on isolated-vm's threads. The four hops cost the process about
- * 0.6 ms more CPU per isolate, and spare this thread about 0.7 ms: right where this thread is the
- * bottleneck and cores are spare, wrong where the CPU is (see InProcessRuntimeOptions.prepareOffThread).
+ * Creates an isolate of `memoryMiB` heap (or takes `reuse`, see recycleIsolate) and evaluates the
+ * bootstrap in a fresh context of it. `offThread`: only the isolate's constructor (isolated-vm has
+ * no asynchronous one) runs on this thread; its context, the bootstrap and its install run on
+ * isolated-vm's threads. The four hops cost the process about 0.6 ms more CPU per isolate, and
+ * spare this thread about 0.7 ms: right where this thread is the bottleneck and cores are spare,
+ * wrong where the CPU is (see InProcessRuntimeOptions.prepareOffThread).
  */
 export async function prepareIsolate(memoryMiB: number, offThread = false, reuse?: ivm.Isolate): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
@@ -380,10 +381,11 @@ const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
  * fresh context with the bootstrap, in the same isolate, which skips the isolate's constructor,
  * isolated-vm's default context and the disposal. Only if the old context can no longer run
  * anything by itself: the guest says so (`reusable`, asked as a task of its own, so after every
- * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES). The old context keeps nothing the new one can
- * reach: its globals, built-ins and host bindings are its own. What the two share is the isolate's
- * heap limit, its compilation cache and string table (timing only), so runtimes recycle only
- * between runs of one session. Resolves undefined, the isolate disposed, when it is not reusable.
+ * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES). The old context
+ * keeps nothing the new one can reach: its globals, built-ins and host bindings are its own.
+ * What the two share is the isolate's heap limit, its compilation cache and string table (timing
+ * only), so runtimes recycle only between runs of one session. Resolves undefined, the isolate
+ * disposed, when it is not reusable.
  */
 export async function recycleIsolate(prepared: PreparedIsolate, offThread: boolean): Promise<PreparedIsolate | undefined> {
   const { isolate } = prepared;
