@@ -61,9 +61,27 @@ describe('capacity', () => {
   });
 });
 
+describe('kept isolates', () => {
+  it("a session's next run reuses its isolate and /metrics counts it; pool.sessionIsolates: 0 turns that off", async () => {
+    for (const [sessionIsolates, expected] of [
+      [undefined, 1],
+      [0, 0],
+    ] as const) {
+      const { url, server, config } = await startServer(sessionIsolates === undefined ? {} : { pool: { burstThreads: 0, sessionIsolates } });
+      try {
+        expect(config.pool.sessionIsolates).toBe(sessionIsolates);
+        for (const n of [1, 2]) expect(await json(post(`${url}/v1/run`, { code: `return ${n}`, sessionId: 'kept' }))).toMatchObject({ value: { result: n } });
+        expect(sample(await (await fetch(`${url}/metrics`)).text(), 'ptc_pool_isolates_reused_total')).toBe(expected);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+});
+
 describe('capacity settings', () => {
   it('the config file takes the budget keys, and runsPerChild still works as an optional cap', () => {
-    const pool = { memoryBudgetMiB: 4096, runReserveMiB: 1.5, maxActiveRuns: 8, runsPerChild: 64, queueLimit: 500, queueTimeoutMs: 2000 };
+    const pool = { memoryBudgetMiB: 4096, runReserveMiB: 1.5, maxActiveRuns: 8, runsPerChild: 64, queueLimit: 500, queueTimeoutMs: 2000, sessionIsolates: 4, sessionIsolateIdleMs: 1000 };
     expect(parseConfigFile({ pool })).toEqual({ pool });
     expect(() => parseConfigFile({ pool: { memoryBudgetMiB: 0 } })).toThrow(/pool\.memoryBudgetMiB must be >= 1/);
   });

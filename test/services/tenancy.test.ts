@@ -1,7 +1,8 @@
 /**
  * Named tokens, one tenant each, through a real server: the same sessionId
  * and callId in two tenants are two sessions and two runs; one tenant can
- * neither read the other's events nor cancel its runs.
+ * neither read the other's events nor cancel its runs, nor run in an isolate
+ * the other's session kept.
  */
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -50,6 +51,18 @@ describe('tenancy', () => {
 
     const files = (await readdir(path.join(running.config.dataDir, 'sessions'))).sort();
     expect(files).toEqual(['acme_s.jsonl', 'globex_s.jsonl']);
+  });
+
+  it("never lends a tenant's kept isolate to another tenant's session of the same name", async () => {
+    const reused = () => running.server.core.runtime.status().isolatesReused ?? 0;
+    const run = (token: string, code: string) => json(post(`${running.url}/v1/run`, { code, sessionId: 'kept' }, as(token)));
+    expect(await run(ACME, "globalThis.mark = 'acme'; return 1")).toMatchObject({ value: { result: 1 } });
+    const before = reused();
+    expect(await run(GLOBEX, 'return typeof mark')).toMatchObject({ value: { result: 'undefined' } });
+    expect(reused()).toBe(before);
+    // Acme's own next run takes the isolate it left, in a fresh context.
+    expect(await run(ACME, 'return typeof mark')).toMatchObject({ value: { result: 'undefined' } });
+    expect(reused()).toBe(before + 1);
   });
 
   it('lets a tenant cancel only its own runs, and reuse a callId another tenant has in flight', async () => {
