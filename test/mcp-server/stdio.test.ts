@@ -110,7 +110,8 @@ describe('ptc mcp when the client closes stdin right after writing', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return 6 * 7' } } },
     ];
     child.stdin.end(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
-    expect(await exited).toBe(0);
+    // With the output, so that a failure shows what the server did say.
+    expect({ code: await exited, stdout }).toEqual({ code: 0, stdout: expect.any(String) });
     const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1].result.structuredContent).toEqual({ logs: [], result: 42 });
