@@ -371,11 +371,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       closed = true;
       stopWatch();
       queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before the run could start' });
-      pool.close();
+      const poolClosed = pool.close();
       const keptClosed = kept.close();
       await Promise.allSettled([...active]);
-      // Runs that ended meanwhile disposed their isolates at once; those recycled before are waited for.
-      await keptClosed;
+      // Runs that ended meanwhile disposed their isolates at once; those being made or recycled are waited for.
+      await Promise.all([poolClosed, keptClosed]);
       await threads?.close('the sandbox runtime closed during the run; run it again');
     },
   };

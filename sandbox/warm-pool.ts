@@ -22,7 +22,11 @@ export interface WarmPool {
   refill(): void;
   /** Resolves when the pool is full. */
   filled(): Promise<void>;
-  close(): void;
+  /**
+   * Disposes the idle isolates, and each one still being made once it is; resolves when none is
+   * left (a process leaving while isolated-vm still sets one up can abort).
+   */
+  close(): Promise<void>;
 }
 
 const GROWTH_LIMIT = 16;
@@ -53,6 +57,11 @@ export function createWarmPool(size: number, memoryMiB: number, offThread = fals
       pending++;
       // setImmediate keeps isolate creation out of the caller's tick.
       setImmediate(() => {
+        if (closed) {
+          pending--;
+          settleWaiters();
+          return;
+        }
         prepareIsolate(memoryMiB, offThread).then(
           (prepared) => {
             pending--;
@@ -69,6 +78,7 @@ export function createWarmPool(size: number, memoryMiB: number, offThread = fals
     }
   };
   refill();
+  const filled = (): Promise<void> => (pending === 0 ? Promise.resolve() : new Promise((resolve) => waiters.push(resolve)));
 
   return {
     async take(wanted) {
@@ -81,14 +91,12 @@ export function createWarmPool(size: number, memoryMiB: number, offThread = fals
       return prepareIsolate(wanted, offThread);
     },
     refill,
-    filled() {
-      if (pending === 0) return Promise.resolve();
-      return new Promise((resolve) => waiters.push(resolve));
-    },
+    filled,
     close() {
       closed = true;
       for (const prepared of idle.splice(0)) discardIsolate(prepared);
       settleWaiters();
+      return filled();
     },
   };
 }
