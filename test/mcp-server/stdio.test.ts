@@ -103,15 +103,15 @@ describe('ptc mcp when the client closes stdin right after writing', () => {
     );
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
     const messages = [
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return 6 * 7' } } },
     ];
     child.stdin.end(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
-    // With the output, so that a failure shows what the server did say.
-    expect({ code: await exited, stdout }).toEqual({ code: 0, stdout: expect.any(String) });
+    // With the signal and the output, so that a failure shows how the server ended and what it said.
+    expect({ ...(await exited), stdout }).toEqual({ code: 0, signal: null, stdout: expect.any(String) });
     const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1].result.structuredContent).toEqual({ logs: [], result: 42 });
