@@ -371,17 +371,22 @@ export function discardIsolate(prepared: PreparedIsolate): void {
  */
 const RECYCLE_PROBE_MS = 250;
 /**
- * Heap held (physical) past which an ended run's isolate is disposed rather than kept, bytes: a
- * fresh one holds about 3 MiB, and 100 short runs in a row kept it at 4 to 6 MiB.
+ * Heap in use (live, or garbage not yet collected: old contexts wait for a full collection) past
+ * which an ended run's isolate is disposed rather than kept, bytes, and as a share of its heap
+ * limit. A fresh isolate uses under 1 MiB, and 100-call runs in a row kept it at about 2.5 MiB.
+ * Garbage is collected when a run needs the room, but isolated-vm checks its limit against the
+ * heap in use: a fresh isolate's program with little headroom (100,000 calls at once in 32 MiB)
+ * failed `memory` in one that had kept 8 MiB. So the next run starts at most 1/16 short.
  */
 const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
+const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
 
 /**
  * Readies the isolate of a run that ended cleanly (see RunControl.recycle) for another run: a
  * fresh context with the bootstrap, in the same isolate, which skips the isolate's constructor,
  * isolated-vm's default context and the disposal. Only if the old context can no longer run
  * anything by itself: the guest says so (`reusable`, asked as a task of its own, so after every
- * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES). The old context
+ * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES, RECYCLE_MAX_HEAP_SHARE). The old context
  * keeps nothing the new one can reach: its globals, built-ins and host bindings are its own.
  * What the two share is the isolate's heap limit, its compilation cache and string table (timing
  * only), so runtimes recycle only between runs of one session. Resolves undefined, the isolate
@@ -396,7 +401,7 @@ export async function recycleIsolate(prepared: PreparedIsolate, offThread: boole
         const answer = await prepared.reusable.apply(undefined, []);
         if (answer !== '1') return false;
         const heap = await isolate.getHeapStatistics();
-        return heap.total_physical_size <= RECYCLE_MAX_HEAP_BYTES;
+        return heap.used_heap_size <= Math.min(RECYCLE_MAX_HEAP_BYTES, prepared.memoryMiB * 1024 * 1024 * RECYCLE_MAX_HEAP_SHARE);
       })(),
       new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), RECYCLE_PROBE_MS))),
     ]);
