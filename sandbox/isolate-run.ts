@@ -374,9 +374,9 @@ const RECYCLE_PROBE_MS = 250;
  * Heap in use (live, or garbage not yet collected: old contexts wait for a full collection) past
  * which an ended run's isolate is disposed rather than kept, bytes, and as a share of its heap
  * limit. A fresh isolate uses under 1 MiB, and 100-call runs in a row kept it at about 2.5 MiB.
- * Garbage is collected when a run needs the room, but isolated-vm checks its limit against the
- * heap in use: a fresh isolate's program with little headroom (100,000 calls at once in 32 MiB)
- * failed `memory` in one that had kept 8 MiB. So the next run starts at most 1/16 short.
+ * Garbage is collected when a run needs the room, yet 100,000 calls at once in 32 MiB (room to
+ * spare in a fresh isolate, even at 24 MiB) failed `memory` in one that earlier runs (10,000
+ * timers, a stack overflow) had left with a few MiB in use, and does not under this bound.
  */
 const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
 const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
