@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 it("sends a session's run to the child that keeps its isolate, past a less charged child", async () => {
-  runtime = processRuntime({ children: 2, heartbeatIntervalMs: 20 });
+  runtime = processRuntime({ children: 2, heartbeatIntervalMs: 20, sessionIsolates: 16 });
   await runtime.ready();
   expect(await runtime.run(request('return 1', { sessionId: 'mine' }))).toMatchObject({ ok: true, resultJson: '1' });
   // Another session's run waits on a tool in the same child (the least charged then, with the first

@@ -36,7 +36,7 @@ function runner(runtime: SandboxRuntime) {
 const reused = (runtime: SandboxRuntime): number => runtime.status().isolatesReused ?? 0;
 
 describe('isolates kept for a session (in-process runtime)', () => {
-  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB, burstThreads: 0 });
+  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB, burstThreads: 0, sessionIsolates: 16 });
   const run = runner(runtime);
   afterAll(() => runtime.close());
 
@@ -164,8 +164,8 @@ describe('isolates kept for a session (in-process runtime)', () => {
   });
 });
 
-it('sessionIsolates: 0 gives every run a fresh isolate', async () => {
-  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB, burstThreads: 0, sessionIsolates: 0 });
+it('by default (sessionIsolates: 0) every run gets a fresh isolate', async () => {
+  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB, burstThreads: 0 });
   try {
     const run = runner(runtime);
     for (let i = 0; i < 3; i++) expect(resultOf(await run(`return ${i}`, 'one'))).toBe(i);

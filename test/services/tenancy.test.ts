@@ -18,6 +18,7 @@ describe('tenancy', () => {
   let running: Running;
   beforeAll(async () => {
     running = await startServer({
+      pool: { burstThreads: 0, sessionIsolates: 16 },
       tenants: [
         { name: 'acme', token: ACME },
         { name: 'globex', token: GLOBEX },
