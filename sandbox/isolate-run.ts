@@ -359,9 +359,17 @@ async function compileBootstrap(isolate: ivm.Isolate, offThread: boolean): Promi
   return script;
 }
 
-/** Disposes an isolate that will never run (pool shrink, runtime close). */
+/**
+ * Disposes an isolate that will never run (pool shrink, runtime close, a kept isolate dropped).
+ * Its host-side handles are released first, so that none is left for the garbage collector to
+ * finalise late, possibly while the process exits.
+ */
 export function discardIsolate(prepared: PreparedIsolate): void {
-  if (!prepared.isolate.isDisposed) prepared.isolate.dispose();
+  if (prepared.isolate.isDisposed) return;
+  prepared.start.release();
+  prepared.reusable.release();
+  prepared.context.release();
+  prepared.isolate.dispose();
 }
 
 /**
