@@ -134,8 +134,9 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   const poolMemoryMiB = options.warmPoolMemoryMiB ?? 128;
   const offThread = options.prepareOffThread ?? true;
   const pool = createWarmPool(options.warmPoolSize ?? 2, poolMemoryMiB, offThread);
+  const keptLimit = Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_SESSION_ISOLATES));
   const kept = new SessionIsolates({
-    limit: Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_SESSION_ISOLATES)),
+    limit: keptLimit,
     idleMs: options.sessionIsolateIdleMs ?? DEFAULT_SESSION_ISOLATE_IDLE_MS,
     offThread,
   });
@@ -283,7 +284,9 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     const stripped = await stripProgram(request.code, request.filename ?? DEFAULT_FILENAME);
     if (!stripped.ok) return failed(stripped.failure);
     if (request.signal.aborted) return failed({ kind: 'abort', message: 'the run was cancelled before it started' });
-    const { sessionId } = request;
+    // Runs keep isolates only for a session, and only when the runtime keeps any: otherwise a run
+    // starts and ends exactly as with no reuse at all (no wait here, no recycling at its end).
+    const sessionId = keptLimit > 0 ? request.sessionId : undefined;
     let prepared = sessionId === undefined ? undefined : await kept.take(sessionId, request.limits.memoryMiB);
     try {
       prepared ??= await pool.take(request.limits.memoryMiB);

@@ -62,9 +62,11 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
    * more runs than the one the pool would pick (a burst still spreads over the children).
    */
   const sessionChildren = new Map<string, SandboxChild>();
+  // Children keep no isolates unless asked to (their runtime's default): then there is nothing to route to.
+  const routeSessions = (resolved.sessionIsolates ?? 0) > 0;
   const childFor = (sessionId: string | undefined): SandboxChild | undefined => {
     const picked = supervisor.take();
-    const last = sessionId === undefined ? undefined : sessionChildren.get(sessionId);
+    const last = sessionId === undefined || !routeSessions ? undefined : sessionChildren.get(sessionId);
     return last !== undefined && last !== picked && last.hasRoom && (picked === undefined || last.activeRuns <= picked.activeRuns) ? last : picked;
   };
   const remember = (sessionId: string, child: SandboxChild): void => {
@@ -84,7 +86,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
       return new Promise<SandboxRunOutcome>((resolve) => {
         const start = (child: SandboxChild) => {
           admitted++;
-          if (request.sessionId !== undefined) remember(request.sessionId, child);
+          if (routeSessions && request.sessionId !== undefined) remember(request.sessionId, child);
           resolve(child.run(request));
         };
         // Waiting runs go first: a free slot is theirs.
