@@ -8,6 +8,7 @@
  */
 import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
+import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
@@ -117,6 +118,7 @@ const catastropheHandlers = new WeakMap<ivm.Isolate, (message: string) => void>(
 export async function prepareIsolate(memoryMiB: number, offThread = false, reuse?: ivm.Isolate): Promise<PreparedIsolate> {
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
+  collectAtExit();
   const isolate =
     reuse ??
     new ivm.Isolate({
