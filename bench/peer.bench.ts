@@ -225,7 +225,7 @@ function range(samples: number[]): string {
 
 /**
  * Our executor on its own in-process runtime, all runs in one session; `syncToolCalls: false`
- * measures the asynchronous crossing alone, `sessionIsolates: 16` isolates kept for the session.
+ * measures the asynchronous crossing alone, `sessionIsolates: 0` a fresh isolate for every run.
  */
 function ourExecutor(options: { syncToolCalls?: boolean; sessionIsolates?: number }): { executor: Executor; ready(): Promise<void>; close(): Promise<void> } {
   const runtime = createInProcessRuntime({ warmPoolSize: 2, ...options });
@@ -245,12 +245,12 @@ function ourExecutor(options: { syncToolCalls?: boolean; sessionIsolates?: numbe
   };
 }
 
-const COLUMNS = ['ours', 'async', 'kept', 'utcp', 'raw'] as const;
+const COLUMNS = ['ours', 'async', 'fresh', 'utcp', 'raw'] as const;
 type Column = (typeof COLUMNS)[number];
 
 export async function benchPeer(): Promise<void> {
-  const setups = { ours: ourExecutor({}), async: ourExecutor({ syncToolCalls: false }), kept: ourExecutor({ sessionIsolates: 16 }) };
-  const ourColumns = ['ours', 'async', 'kept'] as const;
+  const setups = { ours: ourExecutor({}), async: ourExecutor({ syncToolCalls: false }), fresh: ourExecutor({ sessionIsolates: 0 }) };
+  const ourColumns = ['ours', 'async', 'fresh'] as const;
   const peer = await peerClient();
   // Before each timed run: our warm pools refilled, so no refill of one runtime is timed in another column.
   const settled = async (): Promise<void> => {
@@ -282,8 +282,8 @@ export async function benchPeer(): Promise<void> {
       await raw(workload.program('tools.'));
     }
     console.log(
-      'peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor (defaults: a fresh isolate for every run), ' +
-        'async = ours with the asynchronous crossing only (syncToolCalls: false), kept = ours keeping isolates for the session all runs share (sessionIsolates: 16), ' +
+      'peer: median ms per run (interquartile range); throughput in runs/s. ours = ptc-executor (defaults: the runs of a session reuse its isolate, each in a fresh context), ' +
+        'async = ours with the asynchronous crossing only (syncToolCalls: false), fresh = ours with a fresh isolate for every run (sessionIsolates: 0), ' +
         'utcp = @utcp/code-mode 1.2.12, raw = isolated-vm + JSON strings; every run\'s program is new (numbered), as a model\'s would be',
     );
     for (const workload of WORKLOADS) {
@@ -321,7 +321,7 @@ export async function benchPeer(): Promise<void> {
       console.log(
         `peer: ${workload.name}: ${COLUMNS.map((k) => `${k} ${range(figures[k].samples)}`).join(', ')}; ` +
           `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}, ours/async ${ratio('async')}, ` +
-          `kept/ours ${ratio('ours', 'kept')}, kept/utcp ${ratio('utcp', 'kept')}`,
+          `fresh/ours ${ratio('ours', 'fresh')}, fresh/utcp ${ratio('utcp', 'fresh')}`,
       );
       if (throughput) {
         // Where a run's CPU goes: this process's main thread (host: tools, dispatch, isolate set-up) and the rest

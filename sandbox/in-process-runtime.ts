@@ -98,10 +98,7 @@ export interface InProcessRuntimeOptions {
    * fresh context in it; the session's next run skips the isolate's constructor and disposal
    * (100 sequential calls, 8 runs at once: 1.3 to 1.6 times the runs/s). Runs of different
    * sessions never share an isolate; `registry.dispatch` puts calls without a `sessionId` in
-   * session `default`, so those do. Default 0 (every isolate is disposed after its run); try 16.
-   * Off by default: in loaded test runs a process that exited soon after disposing a reused
-   * isolate aborted in isolated-vm (`IsolateEnvironment::GetCurrent(): environment != nullptr`),
-   * about once in four full suites; the cause is not found yet.
+   * session `default`, so those do. Default 16; 0 disposes every isolate after its run.
    */
   sessionIsolates?: number;
   /** How long a kept isolate waits for its session's next run, ms. Default 30,000. */
@@ -119,7 +116,7 @@ const MAX_DEFAULT_BURST_THREADS = 8;
  */
 const BURST_MIN_UNSTARTED = 16;
 
-const DEFAULT_SESSION_ISOLATES = 0;
+const DEFAULT_SESSION_ISOLATES = 16;
 const DEFAULT_SESSION_ISOLATE_IDLE_MS = 30_000;
 
 /** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */

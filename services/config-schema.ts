@@ -83,7 +83,7 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
     .int()
     .min(0)
     .describe(
-      "Isolates kept for a session's next run (per child in the `process` runtime): a run that ended cleanly leaves its isolate, with a fresh context, to the next run of the same session, never to another session. Default 0: a fresh isolate for every run (off by default while an abort at process exit after reuse is investigated); 16 is a sensible value.",
+      "Isolates kept for a session's next run (per child in the `process` runtime): a run that ended cleanly leaves its isolate, with a fresh context, to the next run of the same session, never to another session. Default 16; 0: a fresh isolate for every run.",
     ),
   sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
   queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),

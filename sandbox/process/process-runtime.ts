@@ -62,8 +62,8 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
    * more runs than the one the pool would pick (a burst still spreads over the children).
    */
   const sessionChildren = new Map<string, SandboxChild>();
-  // Children keep no isolates unless asked to (their runtime's default): then there is nothing to route to.
-  const routeSessions = (resolved.sessionIsolates ?? 0) > 0;
+  // Children keep isolates unless told not to (their runtime's default): then there is nothing to route to.
+  const routeSessions = resolved.sessionIsolates !== 0;
   const childFor = (sessionId: string | undefined): SandboxChild | undefined => {
     const picked = supervisor.take();
     const last = sessionId === undefined || !routeSessions ? undefined : sessionChildren.get(sessionId);

@@ -20,11 +20,11 @@ export function selectedRuntime(): RuntimeName {
  * A runtime sized for tests: one warm isolate (of `warmPoolMemoryMiB`, default
  * 128); in process mode one child that takes many runs and lets them queue
  * long (a retired child restarts slowly on a busy machine). Isolates are kept
- * for a session's next run (off by default), so the conformance suite, whose
+ * for a session's next run (the default), so the conformance suite, whose
  * runs share a session, also runs programs in reused isolates.
  */
 export function createTestRuntime(name: RuntimeName = selectedRuntime(), options: { warmPoolMemoryMiB?: number } = {}): SandboxRuntime {
   return name === 'process'
-    ? createProcessRuntime({ children: 1, runsPerChild: 16, warmPoolSize: 1, queueTimeoutMs: 60_000, sessionIsolates: 16, ...options })
-    : createInProcessRuntime({ warmPoolSize: 1, sessionIsolates: 16, ...options });
+    ? createProcessRuntime({ children: 1, runsPerChild: 16, warmPoolSize: 1, queueTimeoutMs: 60_000, ...options })
+    : createInProcessRuntime({ warmPoolSize: 1, ...options });
 }

@@ -1,6 +1,6 @@
 /**
- * The process runtime keeps isolates for sessions too: each child's runtime
- * keeps them (sessionIsolates), and a session's run goes to the child that
+ * The process runtime keeps isolates for sessions too (by default): each
+ * child's runtime keeps them (sessionIsolates), and a session's run goes to the child that
  * ran its last one while that child has spare CPU, even when another child
  * is less charged. The children report reuse with their heartbeats.
  */
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 it("sends a session's run to the child that keeps its isolate, past a less charged child", async () => {
-  runtime = processRuntime({ children: 2, heartbeatIntervalMs: 20, sessionIsolates: 16 });
+  runtime = processRuntime({ children: 2, heartbeatIntervalMs: 20 });
   await runtime.ready();
   expect(await runtime.run(request('return 1', { sessionId: 'mine' }))).toMatchObject({ ok: true, resultJson: '1' });
   // Another session's run waits on a tool in the same child (the least charged then, with the first

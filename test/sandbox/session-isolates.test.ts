@@ -164,12 +164,15 @@ describe('isolates kept for a session (in-process runtime)', () => {
   });
 });
 
-it('by default (sessionIsolates: 0) every run gets a fresh isolate', async () => {
-  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB, burstThreads: 0 });
+it.each([
+  [undefined, 2],
+  [0, 0],
+] as const)('with sessionIsolates %s, a session of three runs reuses its isolate %s times', async (sessionIsolates, expected) => {
+  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: testLimits.memoryMiB, burstThreads: 0, ...(sessionIsolates === undefined ? {} : { sessionIsolates }) });
   try {
     const run = runner(runtime);
     for (let i = 0; i < 3; i++) expect(resultOf(await run(`return ${i}`, 'one'))).toBe(i);
-    expect(reused(runtime)).toBe(0);
+    await expect.poll(() => reused(runtime)).toBe(expected);
   } finally {
     await runtime.close();
   }

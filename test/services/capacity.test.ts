@@ -62,10 +62,10 @@ describe('capacity', () => {
 });
 
 describe('kept isolates', () => {
-  it("with pool.sessionIsolates a session's next run reuses its isolate and /metrics counts it; by default none does", async () => {
+  it("by default a session's next run reuses its isolate and /metrics counts it; with pool.sessionIsolates 0 none does", async () => {
     for (const [sessionIsolates, expected] of [
-      [16, 1],
-      [undefined, 0],
+      [undefined, 1],
+      [0, 0],
     ] as const) {
       const { url, server, config } = await startServer(sessionIsolates === undefined ? {} : { pool: { burstThreads: 0, sessionIsolates } });
       try {
