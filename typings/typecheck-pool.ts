@@ -7,6 +7,13 @@
  * did not complete rejects with {@link TypecheckIncompleteError}; it never
  * resolves as clean.
  *
+ * Checks that queue while the workers are busy go to a worker together, up
+ * to 16 in one request, and share one program's fixed cost (typecheck.ts):
+ * under load a short program costs a fraction of its check alone. When a
+ * shared request fails (a crash, the heap budget, a check past its time),
+ * which program did it is unknown: the others are checked again, each alone,
+ * so a hostile program fails only itself (and costs the others a retry).
+ *
  * Memory is watched from here, not left to the worker's `resourceLimits`
  * alone: when a worker reaches its V8 heap limit, Node terminates it only on a
  * best effort, and a checker that allocates fast enough aborts the whole
@@ -66,6 +73,8 @@ export interface TypecheckPool {
   warm(): void;
   /** Threads started so far, replacements included (a figure for tests and metrics). */
   readonly started: number;
+  /** Requests sent to the threads so far: fewer than the checks when checks shared requests. */
+  readonly requests: number;
   /** Terminates every thread; pending checks reject `unavailable`. */
   close(): Promise<void>;
 }
@@ -84,10 +93,15 @@ export function defaultTypecheckThreads(): number {
 // types); built to dist/ it is typecheck-pool.js and starts the compiled typecheck-worker.js.
 const WORKER_URL = new URL(`./typecheck-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
 
+/**
+ * Programs checked together at most when checks queue: they share one program's fixed cost
+ * (typecheck.ts), which is most of a short program's check.
+ */
+const MAX_BATCH = 16;
+
 const SIMPLIFY = 'simplify the program (very deep nesting; huge unions, mapped or template-literal types over many members) and run it again';
 
 interface Job {
-  id: number;
   code: string;
   typings: string;
   typingsVersion: number;
@@ -95,11 +109,12 @@ interface Job {
   budgetMs: number;
   submittedAt: number;
   timer: NodeJS.Timeout | undefined;
-  /** Measures the worker's heap while the job runs on one. */
-  heapPoll: NodeJS.Timeout | undefined;
   signal: AbortSignal | undefined;
   onAbort: () => void;
+  /** The worker checking it; unset while it waits, and once it has left its request (aborted). */
   slot: Slot | undefined;
+  /** Checked on its own: a request it shared failed, and which program made it fail is unknown. */
+  alone: boolean;
   resolve(diagnostics: TypecheckDiagnostic[]): void;
   reject(error: TypecheckIncompleteError): void;
 }
@@ -108,7 +123,11 @@ interface Slot {
   index: number;
   worker: Worker;
   ready: boolean;
-  job: Job | undefined;
+  /** The jobs of the request on this worker, in the request's order; empty when idle. */
+  batch: Job[];
+  requestId: number;
+  /** Measures the worker's heap while a request runs on it. */
+  heapPoll: NodeJS.Timeout | undefined;
   /** The typings version this worker holds; -1 before the first. */
   typingsVersion: number;
 }
@@ -132,10 +151,14 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
   // number per distinct text (the service hands out the same cached string each time).
   const versions = new LruCache<string, number>(16);
   let nextVersion = 0;
-  let nextId = 0;
+  let nextRequestId = 0;
   let started = 0;
   let warmed = false;
   let closed = false;
+
+  const outOfMemory = () => new TypecheckIncompleteError('memory', `the type-check ran out of its ${heapMiB} MiB memory budget; ${SIMPLIFY}`);
+  const crashed = (detail?: string) =>
+    new TypecheckIncompleteError('crashed', `the type-checker failed on this program${detail === undefined ? '' : ` (${detail})`}; ${SIMPLIFY}`);
 
   function versionOf(typings: string): number {
     let version = versions.get(typings);
@@ -156,7 +179,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     });
     // An idle checker never keeps the process alive.
     worker.unref();
-    const slot: Slot = { index, worker, ready: false, job: undefined, typingsVersion: -1 };
+    const slot: Slot = { index, worker, ready: false, batch: [], requestId: -1, heapPoll: undefined, typingsVersion: -1 };
     slots[index] = slot;
     worker.on('message', (message: WorkerMessage) => onMessage(slot, message));
     worker.on('error', (error: Error & { code?: string }) => {
@@ -164,6 +187,38 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       lost(slot, outOfMemory ? 'memory' : 'crashed', outOfMemory ? undefined : `${error.name}: ${error.message}`);
     });
     worker.on('exit', () => lost(slot, 'crashed', 'the checker thread exited'));
+  }
+
+  /** The jobs `slot` still checks for (an aborted one has left); the slot is idle afterwards. */
+  function endRequest(slot: Slot): Job[] {
+    clearInterval(slot.heapPoll);
+    const jobs = slot.batch.filter((job) => job.slot === slot);
+    slot.batch = [];
+    return jobs;
+  }
+
+  /** Ends `slot`'s worker (a check cannot be interrupted otherwise); returns the jobs it was checking. */
+  function dropWorker(slot: Slot): Job[] {
+    slots[slot.index] = undefined;
+    void slot.worker.terminate();
+    return endRequest(slot);
+  }
+
+  /** Back to the head of the queue, each to be checked on its own. */
+  function requeueAlone(jobs: Job[]): void {
+    for (const job of jobs) {
+      job.slot = undefined;
+      job.alone = true;
+    }
+    queue.unshift(...jobs);
+  }
+
+  /** A request failed as a whole: a job checked alone fails with `error`; shared ones are checked again, each alone. */
+  function failRequest(jobs: Job[], error: () => TypecheckIncompleteError): void {
+    if (jobs.length === 1) {
+      settle(jobs[0]);
+      jobs[0].reject(error());
+    } else requeueAlone(jobs);
   }
 
   function onMessage(slot: Slot, message: WorkerMessage): void {
@@ -174,28 +229,25 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       pump();
       return;
     }
-    const job = slot.job;
-    if (job === undefined || job.id !== message.id) return;
-    slot.job = undefined;
-    settle(job);
-    if (message.type === 'result') job.resolve(message.diagnostics);
-    else job.reject(new TypecheckIncompleteError('crashed', `the type-checker failed on this program (${message.error}); ${SIMPLIFY}`));
+    if (message.id !== slot.requestId || slot.batch.length === 0) return;
+    const batch = slot.batch;
+    const jobs = endRequest(slot);
+    if (message.type === 'result') {
+      batch.forEach((job, at) => {
+        if (!jobs.includes(job)) return;
+        settle(job);
+        job.resolve(message.diagnostics[at]);
+      });
+    } else failRequest(jobs, () => crashed(message.error));
     pump();
   }
 
-  /** A worker died (heap limit, a crash, an exit): its check fails, and a fresh worker takes its place. */
+  /** A worker died (heap limit, a crash, an exit): its checks fail or go again, and a fresh worker takes its place. */
   function lost(slot: Slot, reason: 'memory' | 'crashed', detail: string | undefined): void {
     if (slots[slot.index] !== slot) return;
-    slots[slot.index] = undefined;
-    void slot.worker.terminate();
-    const job = slot.job;
-    if (job !== undefined) {
-      settle(job);
-      job.reject(
-        reason === 'memory'
-          ? new TypecheckIncompleteError('memory', `the type-check ran out of its ${heapMiB} MiB memory budget; ${SIMPLIFY}`)
-          : new TypecheckIncompleteError('crashed', `the type-checker failed on this program; ${SIMPLIFY}`),
-      );
+    const jobs = dropWorker(slot);
+    if (jobs.length > 0) {
+      failRequest(jobs, () => (reason === 'memory' ? outOfMemory() : crashed()));
     } else if (!slot.ready) {
       // It died while starting (a missing build, say). With no other worker alive or starting,
       // what waits would wait out its whole budget for nothing: it fails now.
@@ -213,33 +265,38 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
   /** Ends a job's timer and abort listener; the job leaves the queue if it waited there. */
   function settle(job: Job): void {
     clearTimeout(job.timer);
-    clearInterval(job.heapPoll);
     job.signal?.removeEventListener('abort', job.onAbort);
     const at = queue.indexOf(job);
     if (at >= 0) queue.splice(at, 1);
   }
 
-  /** The budget ran out or the run was cancelled: a running check takes its worker with it. */
+  /**
+   * The budget ran out or the run was cancelled. A check alone on its worker takes the worker with
+   * it. One that shares its request leaves it when cancelled; past its budget it may be the check
+   * that is stuck, so the worker goes and the others are checked again, each alone.
+   */
   function stop(job: Job, error: TypecheckIncompleteError): void {
     settle(job);
     const slot = job.slot;
-    if (slot !== undefined && slot.job === job) {
-      slot.job = undefined;
-      slots[slot.index] = undefined;
-      void slot.worker.terminate();
+    job.slot = undefined;
+    if (slot !== undefined && slots[slot.index] === slot) {
+      const others = slot.batch.filter((other) => other.slot === slot);
+      if (others.length === 0) dropWorker(slot);
+      else if (error.reason !== 'aborted') requeueAlone(dropWorker(slot));
     }
     job.reject(error);
     pump();
   }
 
-  function measure(slot: Slot, job: Job): void {
+  function measure(slot: Slot, requestId: number): void {
     slot.worker.getHeapStatistics().then(
       (heap) => {
-        if (slot.job === job && heap.used_heap_size > heapBytes) {
-          stop(job, new TypecheckIncompleteError('memory', `the type-check ran out of its ${heapMiB} MiB memory budget; ${SIMPLIFY}`));
+        if (slots[slot.index] === slot && slot.requestId === requestId && slot.batch.length > 0 && heap.used_heap_size > heapBytes) {
+          failRequest(dropWorker(slot), outOfMemory);
+          pump();
         }
       },
-      // The worker is gone: its 'error' or 'exit' handler settles the job.
+      // The worker is gone: its 'error' or 'exit' handler settles the jobs.
       () => {},
     );
   }
@@ -249,25 +306,39 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     return setTimeout(() => stop(job, error), Math.max(0, afterMs));
   }
 
+  /** The queue's head and, unless it goes alone, the jobs after it that may share its request (same typings). */
+  function nextRequest(): Job[] {
+    const first = queue.shift()!;
+    const batch = [first];
+    while (!first.alone && batch.length < MAX_BATCH && queue.length > 0 && !queue[0].alone && queue[0].typingsVersion === first.typingsVersion) {
+      batch.push(queue.shift()!);
+    }
+    return batch;
+  }
+
   function pump(): void {
     if (closed) return;
     for (const slot of slots) {
       if (queue.length === 0) break;
-      if (slot === undefined || !slot.ready || slot.job !== undefined) continue;
-      const job = queue.shift()!;
-      job.slot = slot;
-      slot.job = job;
-      const request: CheckRequest = { id: job.id, code: job.code, typingsVersion: job.typingsVersion };
-      if (slot.typingsVersion !== job.typingsVersion) {
-        request.typings = job.typings;
-        slot.typingsVersion = job.typingsVersion;
+      if (slot === undefined || !slot.ready || slot.batch.length > 0) continue;
+      const batch = nextRequest();
+      const requestId = nextRequestId++;
+      slot.batch = batch;
+      slot.requestId = requestId;
+      const request: CheckRequest = { id: requestId, codes: batch.map((job) => job.code), typingsVersion: batch[0].typingsVersion };
+      if (slot.typingsVersion !== request.typingsVersion) {
+        request.typings = batch[0].typings;
+        slot.typingsVersion = request.typingsVersion;
       }
       slot.worker.postMessage(request);
-      // On a worker, the check itself gets at most the pool's own limit, within what is left of the run's share.
-      const left = job.budgetMs - (performance.now() - job.submittedAt);
-      clearTimeout(job.timer);
-      job.timer = left <= maxMs ? expire(job, left, job.budgetMs) : expire(job, maxMs, maxMs);
-      job.heapPoll = setInterval(() => measure(slot, job), HEAP_POLL_MS).unref();
+      for (const job of batch) {
+        job.slot = slot;
+        // On a worker, the check itself gets at most the pool's own limit, within what is left of the run's share.
+        const left = job.budgetMs - (performance.now() - job.submittedAt);
+        clearTimeout(job.timer);
+        job.timer = left <= maxMs ? expire(job, left, job.budgetMs) : expire(job, maxMs, maxMs);
+      }
+      slot.heapPoll = setInterval(() => measure(slot, requestId), HEAP_POLL_MS).unref();
     }
     for (let index = 0; index < threads; index++) {
       if (slots[index] !== undefined) continue;
@@ -278,6 +349,9 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
   return {
     get started() {
       return started;
+    },
+    get requests() {
+      return nextRequestId;
     },
     warm() {
       if (closed) return;
@@ -293,13 +367,12 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       warmed = true;
       return new Promise<TypecheckDiagnostic[]>((resolve, reject) => {
         const job: Job = {
-          id: nextId++,
           code,
           typings,
           typingsVersion: versionOf(typings),
-          heapPoll: undefined,
           signal,
           slot: undefined,
+          alone: false,
           resolve,
           reject,
           onAbort: () => stop(job, new TypecheckIncompleteError('aborted', 'the run was cancelled during its type-check')),
@@ -323,9 +396,9 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       await Promise.all(
         running.map(async (slot) => {
           if (slot === undefined) return;
-          if (slot.job !== undefined) {
-            settle(slot.job);
-            slot.job.reject(new TypecheckIncompleteError('unavailable', 'the type-checker is shut down'));
+          for (const job of endRequest(slot)) {
+            settle(job);
+            job.reject(new TypecheckIncompleteError('unavailable', 'the type-checker is shut down'));
           }
           await slot.worker.terminate();
         }),

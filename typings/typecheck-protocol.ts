@@ -11,10 +11,13 @@ export interface TypecheckWorkerData {
   checker: TypecheckerOptions;
 }
 
-/** One check. `typings` is sent only when the worker does not hold version `typingsVersion` yet. */
+/**
+ * One check of one or more programs against the same typings (see `Typechecker.checkMany`).
+ * `typings` is sent only when the worker does not hold version `typingsVersion` yet.
+ */
 export interface CheckRequest {
   id: number;
-  code: string;
+  codes: string[];
   typingsVersion: number;
   typings?: string;
 }
@@ -22,6 +25,7 @@ export interface CheckRequest {
 export type WorkerMessage =
   /** TypeScript and its lib are loaded and a first check has run: the worker takes requests. */
   | { type: 'ready' }
-  | { type: 'result'; id: number; diagnostics: TypecheckDiagnostic[] }
+  /** The diagnostics of each program of the request, in order. */
+  | { type: 'result'; id: number; diagnostics: TypecheckDiagnostic[][] }
   /** The checker threw. `error` is `Name: message`, without a stack (it could name host paths). */
   | { type: 'failed'; id: number; error: string };

@@ -1,9 +1,9 @@
 /**
  * Entry of one type-check worker thread. It loads TypeScript and its lib once,
  * runs a first check so the compiler is warm, says `ready`, then answers one
- * request at a time. The host enforces its budget from outside: a check that
- * runs too long or too large ends with the whole thread (terminate, or the
- * thread's heap limit), never by a check of its own.
+ * request (one or more programs) at a time. The host enforces its budget from
+ * outside: a check that runs too long or too large ends with the whole thread
+ * (terminate, or the thread's heap limit), never by a check of its own.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTypechecker } from './typecheck.ts';
@@ -33,7 +33,7 @@ async function answer(request: CheckRequest): Promise<WorkerMessage> {
     return { type: 'failed', id: request.id, error: `Error: typings version ${request.typingsVersion} was never sent to this worker` };
   }
   try {
-    return { type: 'result', id: request.id, diagnostics: await checker.check(request.code, typings.text) };
+    return { type: 'result', id: request.id, diagnostics: await checker.checkMany(request.codes, typings.text) };
   } catch (error) {
     return { type: 'failed', id: request.id, error: describe(error) };
   }

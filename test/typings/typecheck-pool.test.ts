@@ -103,6 +103,58 @@ describe('type-check pool', () => {
     expect(checker.started).toBe(2);
   });
 
+  it('checks that queue share a request, each with the diagnostics it gets alone', async () => {
+    const typings = await generateTypings(SMALL_TOOLS);
+    const programs = ['return 1;', MISSPELT, 'const n: number = "x";\nreturn n;', 'return await tools.read({ path: 1 });', 'let x = 1;\nx.foo();', 'return nope;'];
+    const alone = [];
+    for (const code of programs) alone.push(await shared.check(code, typings));
+    expect(alone.map((found) => found.map((d) => d.code))).toEqual([[], [2339], [2322], [2322], [2339], [2304]]);
+    const requests = shared.requests;
+    // The first goes to the idle worker at once; the rest queue behind it and go together.
+    expect(await Promise.all(programs.map((code) => shared.check(code, typings)))).toEqual(alone);
+    expect(shared.requests - requests).toBe(2);
+  });
+
+  it('a program that breaks out of its wrapper is checked alone: what it declares reaches no other program', async () => {
+    const typings = await generateTypings(SMALL_TOOLS);
+    const escaping = 'return 1;\n}\ndeclare global { var injected: number }\nasync function again() {';
+    const using = 'return injected;';
+    const alone = [await shared.check(escaping, typings), await shared.check(using, typings)];
+    expect(alone[1].map((d) => d.code)).toEqual([2304]);
+    const together = await Promise.all(['return 1;', escaping, using].map((code) => shared.check(code, typings)));
+    expect(together.slice(1)).toEqual(alone);
+  });
+
+  it('a hostile program in a shared request fails alone, past its budget; the others are checked again and answered', async () => {
+    const checker = pool({ threads: 1, timeoutMs: 60_000 });
+    const typings = await generateTypings(SMALL_TOOLS);
+    await checker.check('return 1;', typings);
+    const started = checker.started;
+    const first = checker.check('return 1;', typings);
+    const hostile = incomplete(checker.check(HOSTILE_TYPES, typings, { timeoutMs: 1_000 }));
+    const others = Promise.all([MISSPELT, 'return nope;'].map((code) => checker.check(code, typings)));
+    expect(await first).toEqual([]);
+    expect((await hostile).reason).toBe('timeout');
+    expect((await others).map((found) => found.map((d) => d.code))).toEqual([[2339], [2304]]);
+    expect(checker.started).toBe(started + 1);
+  });
+
+  it('a cancelled check leaves a shared request; its worker goes on for the others', async () => {
+    const typings = await generateTypings(SMALL_TOOLS);
+    await shared.check('return 1;', typings);
+    const started = shared.started;
+    const controller = new AbortController();
+    const first = shared.check('return 1;', typings);
+    const cancelled = incomplete(shared.check('return 2;', typings, { signal: controller.signal }));
+    const other = shared.check(MISSPELT, typings);
+    await first;
+    // The two queued checks went to the worker together when the first was answered.
+    controller.abort();
+    expect((await cancelled).reason).toBe('aborted');
+    expect((await other).map((d) => d.code)).toEqual([2339]);
+    expect(shared.started).toBe(started);
+  });
+
   it('a closed pool refuses checks', async () => {
     const checker = createTypecheckPool({ threads: 1 });
     await checker.close();
