@@ -342,6 +342,6 @@ export async function benchPeer(): Promise<void> {
 export const section: BenchSection = {
   name: 'peer',
   nodeFlags: ['--max-semi-space-size=16'],
-  description: 'ours (also on the asynchronous crossing alone, and keeping isolates for a session) vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
+  description: 'ours (also on the asynchronous crossing alone, and with a fresh isolate for every run) vs @utcp/code-mode vs raw isolated-vm (JSON strings): 1 MB result, 50 pages reduced, 100 sequential, 1,000 in Promise.all, 8 at once, I/O tools',
   run: benchPeer,
 };
