@@ -213,12 +213,22 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     queue.unshift(...jobs);
   }
 
-  /** A request failed as a whole: a job checked alone fails with `error`; shared ones are checked again, each alone. */
-  function failRequest(jobs: Job[], error: () => TypecheckIncompleteError): void {
-    if (jobs.length === 1) {
-      settle(jobs[0]);
-      jobs[0].reject(error());
-    } else requeueAlone(jobs);
+  /**
+   * `slot`'s request failed as a whole (`jobs`: those still waiting on it). A program checked alone
+   * fails with `error`; programs that shared the request (with each other, or with one cancelled
+   * since) are checked again, each alone: which one made it fail is unknown. The worker goes,
+   * unless `keepWorker` (the checker threw, and the thread is sound).
+   */
+  function failRequest(slot: Slot, error: () => TypecheckIncompleteError, keepWorker = false): void {
+    const shared = slot.batch.length > 1;
+    const jobs = keepWorker ? endRequest(slot) : dropWorker(slot);
+    if (shared) requeueAlone(jobs);
+    else {
+      for (const job of jobs) {
+        settle(job);
+        job.reject(error());
+      }
+    }
   }
 
   function onMessage(slot: Slot, message: WorkerMessage): void {
@@ -230,34 +240,36 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       return;
     }
     if (message.id !== slot.requestId || slot.batch.length === 0) return;
-    const batch = slot.batch;
-    const jobs = endRequest(slot);
-    if (message.type === 'result') {
+    if (message.type === 'failed') failRequest(slot, () => crashed(message.error), true);
+    else {
+      const batch = slot.batch;
+      const jobs = endRequest(slot);
       batch.forEach((job, at) => {
         if (!jobs.includes(job)) return;
         settle(job);
         job.resolve(message.diagnostics[at]);
       });
-    } else failRequest(jobs, () => crashed(message.error));
+    }
     pump();
   }
 
   /** A worker died (heap limit, a crash, an exit): its checks fail or go again, and a fresh worker takes its place. */
   function lost(slot: Slot, reason: 'memory' | 'crashed', detail: string | undefined): void {
     if (slots[slot.index] !== slot) return;
-    const jobs = dropWorker(slot);
-    if (jobs.length > 0) {
-      failRequest(jobs, () => (reason === 'memory' ? outOfMemory() : crashed()));
-    } else if (!slot.ready) {
-      // It died while starting (a missing build, say). With no other worker alive or starting,
-      // what waits would wait out its whole budget for nothing: it fails now.
-      bootFailed.add(slot.index);
-      const othersAlive = slots.some((other) => other !== undefined);
-      for (const waiting of othersAlive ? [] : queue.splice(0)) {
-        settle(waiting);
-        waiting.reject(new TypecheckIncompleteError('unavailable', 'the type-checker could not start; the service log says why'));
+    if (slot.batch.length > 0) failRequest(slot, () => (reason === 'memory' ? outOfMemory() : crashed()));
+    else {
+      dropWorker(slot);
+      if (!slot.ready) {
+        // It died while starting (a missing build, say). With no other worker alive or starting,
+        // what waits would wait out its whole budget for nothing: it fails now.
+        bootFailed.add(slot.index);
+        const othersAlive = slots.some((other) => other !== undefined);
+        for (const waiting of othersAlive ? [] : queue.splice(0)) {
+          settle(waiting);
+          waiting.reject(new TypecheckIncompleteError('unavailable', 'the type-checker could not start; the service log says why'));
+        }
+        process.emitWarning(`typecheck worker failed to start: ${detail ?? reason}`, 'PtcTypecheckWarning');
       }
-      process.emitWarning(`typecheck worker failed to start: ${detail ?? reason}`, 'PtcTypecheckWarning');
     }
     pump();
   }
@@ -292,7 +304,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     slot.worker.getHeapStatistics().then(
       (heap) => {
         if (slots[slot.index] === slot && slot.requestId === requestId && slot.batch.length > 0 && heap.used_heap_size > heapBytes) {
-          failRequest(dropWorker(slot), outOfMemory);
+          failRequest(slot, outOfMemory);
           pump();
         }
       },

@@ -62,7 +62,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
    * more runs than the one the pool would pick (a burst still spreads over the children).
    */
   const sessionChildren = new Map<string, SandboxChild>();
-  // Children keep isolates unless told not to (their runtime's default): then there is nothing to route to.
+  // Children keep isolates for sessions (their runtime's default) unless told `sessionIsolates: 0`; then nothing is routed.
   const routeSessions = resolved.sessionIsolates !== 0;
   const childFor = (sessionId: string | undefined): SandboxChild | undefined => {
     const picked = supervisor.take();

@@ -139,6 +139,23 @@ describe('type-check pool', () => {
     expect(checker.started).toBe(started + 1);
   });
 
+  it('a checker exception in a shared request fails only the program that caused it; the thread stays', async () => {
+    const typings = await generateTypings(SMALL_TOOLS);
+    await shared.check('return 1;', typings);
+    const started = shared.started;
+    const requests = shared.requests;
+    const deep = `return ${'('.repeat(50_000)}1${')'.repeat(50_000)};`;
+    const first = shared.check('return 1;', typings);
+    const thrown = incomplete(shared.check(deep, typings));
+    const other = shared.check(MISSPELT, typings);
+    expect(await first).toEqual([]);
+    expect((await thrown).reason).toBe('crashed');
+    expect((await other).map((d) => d.code)).toEqual([2339]);
+    // The first alone, the two together, then each alone again.
+    expect(shared.requests - requests).toBe(4);
+    expect(shared.started).toBe(started);
+  });
+
   it('a cancelled check leaves a shared request; its worker goes on for the others', async () => {
     const typings = await generateTypings(SMALL_TOOLS);
     await shared.check('return 1;', typings);
