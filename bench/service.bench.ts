@@ -1,6 +1,7 @@
 /**
  * `npm run bench:service [-- --duration 20 --connections 16 --runtime process]`
  * (`-- --capacity`: the capacity mode instead, see bench/service-capacity.ts;
+ * `-- --sessions`: 10,000 sessions against the server's open fds, see bench/service-sessions.ts;
  * `-- --database [--replicas 3]`: JSONL against PostgreSQL, see bench/service-database.ts):
  * autocannon against a real `ptc serve` (a child process, port 0) on
  * POST /v1/run: a trivial program, then a program making 10 nested calls.
@@ -171,6 +172,11 @@ async function run(options: Options = parseOptions(process.argv.slice(2))): Prom
   if (process.argv.includes('--capacity')) {
     const { runCapacity } = await import('./service-capacity.ts');
     await runCapacity(process.argv.slice(2), startServer);
+    return;
+  }
+  if (process.argv.includes('--sessions')) {
+    const { runSessions } = await import('./service-sessions.ts');
+    await runSessions(process.argv.slice(2), startServer);
     return;
   }
   const cwd = await mkdtemp(path.join(tmpdir(), 'ptc-bench-service-'));
