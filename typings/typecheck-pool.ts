@@ -214,10 +214,10 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
   }
 
   /**
-   * `slot`'s request failed as a whole (`jobs`: those still waiting on it). A program checked alone
-   * fails with `error`; programs that shared the request (with each other, or with one cancelled
-   * since) are checked again, each alone: which one made it fail is unknown. The worker goes,
-   * unless `keepWorker` (the checker threw, and the thread is sound).
+   * `slot`'s request failed as a whole. A program checked alone fails with `error`; programs that
+   * shared the request (with each other, or with one cancelled since) are checked again, each
+   * alone: which one made it fail is unknown. The worker goes, unless `keepWorker` (the checker
+   * threw, and the thread is sound).
    */
   function failRequest(slot: Slot, error: () => TypecheckIncompleteError, keepWorker = false): void {
     const shared = slot.batch.length > 1;
