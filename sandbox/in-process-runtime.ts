@@ -245,11 +245,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         request.onStart?.();
       },
       // Not async (a microtask hop less per nested call); never throws, like the callTool it wraps.
-      callTool: (name, argsJson) => {
+      callTool: (name, argsJson, onValueChunk) => {
         if (inFlight++ === 0) setActive(activity, false);
         let pending: Promise<SandboxCallOutcome>;
         try {
-          pending = request.callTool(name, argsJson);
+          pending = request.callTool(name, argsJson, onValueChunk);
         } catch (error) {
           pending = Promise.reject(error);
         }

@@ -14,7 +14,8 @@ import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-
 
 /** What the host answers to the guest; set per run, before the program starts. */
 interface Bindings {
-  call(name: string, argsJson: string): Promise<string>;
+  /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`). */
+  call(name: string, argsJson: string, onValueChunk: (json: string) => void): Promise<string>;
   log(level: string, text: string): void;
   timer(id: number, ms: number): Promise<string>;
   clearTimer(id: number): void;
@@ -153,8 +154,23 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
       outbox = '';
       resolve(batch);
     };
-    /** The guest's `push` (set once the bootstrap has run). */
+    /** The guest's `push` and `chunk` (set once the bootstrap has run). */
     let pushRef: ivm.Reference<unknown> | undefined;
+    let chunkRef: ivm.Reference<unknown> | undefined;
+    /**
+     * Hands the guest the next slice of call `n`'s value while the host copies the rest (a big
+     * array, see src/value-chunks.ts): a task of the isolate's own, which runs as soon as the guest
+     * is idle (awaiting), while this thread goes on. The call's reply, `C<count>`, may overtake the
+     * slices: the guest settles the call when the last has come.
+     */
+    const pushChunk = (n: number, json: string): void => {
+      bindings?.touch();
+      try {
+        chunkRef?.applyIgnored(undefined, [n, json]);
+      } catch {
+        // the isolate is gone: nothing waits for this value any more
+      }
+    };
     /** Replies went ahead of the pending asynchronous answer: until it is given, all of them do. */
     let pushed = false;
     /**
@@ -194,7 +210,8 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
         syncCalls.delete(n);
         // Too long for the shared memory, it comes the asynchronous way after all, one crossing late
         // (a page of rows): later calls of the tool take that way from the start, as a slow tool's do.
-        if (name !== undefined && shared !== undefined && text.length >= shared.capacity) bindings?.slowTool(name);
+        // So does a value sent in slices (`C…`): a guest blocked waiting in the crossing could not parse them meanwhile.
+        if (name !== undefined && shared !== undefined && (text.length >= shared.capacity || text.charCodeAt(0) === 67)) bindings?.slowTool(name);
       }
       outbox += `${n} ${text.length} ${text}`;
       if (answer === undefined) return;
@@ -259,7 +276,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
         running++;
         const name = batch.slice(colon + 1, nameEnd);
         if (sync) syncCalls.set(n, name);
-        call(name, batch.slice(colon2 + 1, argsEnd)).then(
+        call(name, batch.slice(colon2 + 1, argsEnd), (json) => pushChunk(n, json)).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
         );
@@ -307,11 +324,12 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
     const installArgs = [...refs, names];
     const installOptions = { result: { reference: true } } as const;
     const api = (offThread ? await install.apply(undefined, installArgs, installOptions) : install.applySync(undefined, installArgs, installOptions)) as ivm.Reference<
-      Record<'start' | 'push' | 'reusable', unknown>
+      Record<'start' | 'push' | 'chunk' | 'reusable', unknown>
     >;
     install.release();
     const start = api.getSync('start', { reference: true }) as ivm.Reference<unknown>;
     pushRef = api.getSync('push', { reference: true }) as ivm.Reference<unknown>;
+    chunkRef = api.getSync('chunk', { reference: true }) as ivm.Reference<unknown>;
     const reusable = api.getSync('reusable', { reference: true }) as ivm.Reference<unknown>;
     api.release();
     return {
@@ -331,6 +349,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
         answer = undefined;
         syncAnswer = undefined;
         pushRef = undefined;
+        chunkRef = undefined;
         outbox = '';
         if (syncTurn !== undefined) clearImmediate(syncTurn);
         syncTurn = undefined;
@@ -519,7 +538,10 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   };
 
   const encodeOutcome = (outcome: SandboxCallOutcome): string => {
-    if (outcome.ok) return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
+    if (outcome.ok) {
+      if (typeof outcome.chunks === 'number' && outcome.chunks > 0) return `C${outcome.chunks}`;
+      return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
+    }
     if ('fatal' in outcome) {
       force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
       return 'F';
@@ -538,11 +560,11 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     sharedReplies: shared,
     slowTool: (name) => control?.onSlowTool?.(name),
     // Not async: each await is a microtask hop on every nested call.
-    call: (name, argsJson) => {
+    call: (name, argsJson, onValueChunk) => {
       if (forced !== undefined) return Promise.resolve('F');
       let pending;
       try {
-        pending = request.callTool(name, argsJson);
+        pending = request.callTool(name, argsJson, onValueChunk);
       } catch {
         return Promise.resolve(HOST_FAILED);
       }

@@ -3,6 +3,7 @@
  * (the innermost wrapper), the body, and re-normalisation of results that
  * do not belong to this dispatch.
  */
+import type { ValueChunkSink } from './value-chunks.ts';
 import type { JsonValue } from './json.ts';
 import { projectOutput, checkContent, type OutputDeclaration } from './project-output.ts';
 import { bind, describeThrown, failure, failureWith, isBoundTo, readErrorInfo, thrownFailure } from './results.ts';
@@ -21,6 +22,8 @@ export interface Call {
   readonly entry: ToolEntry;
   readonly exec: ToolExec;
   readonly outer: boolean;
+  /** Where the body's value goes a slice at a time, if asked (value-chunks.ts). */
+  readonly valueChunks?: ValueChunkSink | undefined;
 }
 
 /** Runs wrappers → deadline → body. The result is always bound to this dispatch's token. */
@@ -165,7 +168,7 @@ async function runBody(call: Call, signal: AbortSignal): Promise<ToolExecutionRe
   if (signal.aborted) {
     return bind(failure('ABORTED', `tool "${exec.name}" was cancelled while it ran and has stopped`), exec.token);
   }
-  const result = threw ? thrownFailure(thrown) : projectOutput(entry, exec.arguments, raw, call.outer);
+  const result = threw ? thrownFailure(thrown) : projectOutput(entry, exec.arguments, raw, call.outer, call.valueChunks);
   return bind(result, exec.token);
 }
 

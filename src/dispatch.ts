@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bindAgent, endAgent, isAgent } from './agent.ts';
+import { valueChunkSink, type ValueChunkSink } from './value-chunks.ts';
 import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
 import type { HookLists } from './hooks.ts';
@@ -39,6 +40,8 @@ interface Ids {
   agent: AgentHandle | undefined;
   parent: DispatchToken | undefined;
   arguments: unknown;
+  /** Nested calls only: where the value goes a slice at a time (value-chunks.ts). */
+  valueChunks: ValueChunkSink | undefined;
 }
 
 export async function dispatch(env: DispatchEnv, request: DispatchRequest): Promise<ToolExecutionResult> {
@@ -90,7 +93,7 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
     }
   }
 
-  const call: Call = { entry, exec: buildExec(ids, args), outer };
+  const call: Call = { entry, exec: buildExec(ids, args), outer, valueChunks: ids.valueChunks };
   let result = ids.signal.aborted
     ? bind(abortedBefore(ids.name), call.exec.token)
     : await runAroundDispatch(call, hooks.execute);
@@ -166,6 +169,7 @@ function readRequest(request: DispatchRequest): Ids | string {
       agent: agent === undefined ? undefined : bindAgent(agent, { sessionId: session, rootCallId: root, callId: id, name }),
       parent,
       arguments: request.arguments,
+      valueChunks: parent === undefined ? undefined : valueChunkSink(request),
     };
   } catch (error) {
     return `the dispatch request could not be read: ${describeThrown(error).message}`;

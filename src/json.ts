@@ -78,6 +78,54 @@ export function snapshotFrozenJsonWithText(input: unknown, root = 'value'): Froz
   return value as FrozenJson<JsonValue>;
 }
 
+/** Elements per chunk of {@link snapshotFrozenJsonInChunks}: arrays of at least two chunks go in chunks. */
+export const JSON_CHUNK_ELEMENTS = 1_000;
+
+/**
+ * {@link snapshotFrozenJson} of an array of at least two chunks of elements, handing `onChunk` the
+ * JSON text of each slice of {@link JSON_CHUNK_ELEMENTS} elements (an array of them) as soon as its
+ * copy is made: a consumer parses one slice while the next is copied. Each element is read once, as
+ * in the one-walk snapshot. Anything else is taken whole ({@link snapshotFrozenJsonWithText}).
+ * Returns the value and how many chunks went (0: none, the whole text is remembered instead). Same
+ * errors as {@link snapshotJson}; chunks handed out before an error are void.
+ */
+export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string) => void): { value: FrozenJson<JsonValue>; chunks: number } {
+  if (!Array.isArray(input)) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  let length: number;
+  try {
+    // The array itself as the walk checks it: its prototype, its keys, no holes.
+    enter(input, false);
+    length = input.length;
+  } catch (error) {
+    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it' });
+  }
+  if (length < 2 * JSON_CHUNK_ELEMENTS) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  const copy: unknown[] = [];
+  let chunks = 0;
+  for (let start = 0; start < length; start += JSON_CHUNK_ELEMENTS) {
+    const end = Math.min(length, start + JSON_CHUNK_ELEMENTS);
+    const arrays: unknown[][] = [];
+    const slice: unknown[] = [];
+    for (let i = start; i < end; i++) {
+      const path = `${root}[${i}]`;
+      let element: unknown;
+      try {
+        element = (input as unknown[])[i];
+      } catch {
+        throw new LossyJsonError({ path, message: 'could not be read: a getter or proxy threw while reading it' });
+      }
+      if (element === input) throw new LossyJsonError({ path, message: 'is a cycle: it contains itself' });
+      slice.push(walk(element, path, COPY_AND_FREEZE_OBJECTS, arrays));
+    }
+    // As in snapshotFrozenJsonWithText: the text before the arrays are frozen.
+    onChunk(JSON.stringify(slice));
+    chunks++;
+    for (let i = 0; i < arrays.length; i++) Object.freeze(arrays[i]);
+    for (let i = 0; i < slice.length; i++) copy.push(slice[i]);
+  }
+  return { value: Object.freeze(copy) as FrozenJson<JsonValue>, chunks };
+}
+
 /** The JSON text of a frozen JSON value: the one made with it, if any, else made now. */
 export function jsonTextOf(value: FrozenJson<JsonValue> | JsonValue): string {
   return (typeof value === 'object' && value !== null ? jsonTexts.get(value) : undefined) ?? JSON.stringify(value);

@@ -52,7 +52,11 @@ export interface SandboxLimits {
 
 /** What a nested call resolved to, as the stub will see it. */
 export type SandboxCallOutcome =
-  | { ok: true; valueJson: string }
+  /**
+   * `chunks`: the value already went as that many chunks to the call's `onValueChunk`, and
+   * `valueJson` is empty: the value is those chunks' arrays joined, in order.
+   */
+  | { ok: true; valueJson: string; chunks?: number }
   | { ok: false; error: { code: string; message: string; callId: string } }
   /** Ends the whole run with this failure (e.g. `call-limit`). */
   | { ok: false; fatal: { kind: SandboxFailureKind; message: string } };
@@ -73,7 +77,7 @@ export interface SandboxRunRequest {
    * The host side of a stub. Called in submission order with the argument
    * object's JSON text (already checked lossless inside the isolate).
    */
-  callTool(name: string, argsJson: string): Promise<SandboxCallOutcome>;
+  callTool(name: string, argsJson: string, onValueChunk?: (json: string) => void): Promise<SandboxCallOutcome>;
   limits: SandboxLimits;
   signal: AbortSignal;
   /** Each console line as it is logged (after formatting). */

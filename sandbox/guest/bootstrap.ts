@@ -49,6 +49,8 @@ export type GuestStart = (toolNamesJson: string, configJson: string, program: Pr
 export interface GuestApi {
   readonly start: GuestStart;
   readonly push: (batch: string) => void;
+  /** From the host: the next slice (JSON of an array of elements) of call `ordinal`'s value, whose reply is `C<count>`. */
+  readonly chunk: (ordinal: number, json: string) => void;
   /** After the run: '1' when this context can no longer run anything by itself (see isolate reuse). */
   readonly reusable: () => string;
 }
@@ -294,7 +296,8 @@ export function installGuest(
   const deepFreeze = ((value: unknown): unknown => {
     if (typeof value !== 'object' || value === null) return value;
     const plain = inheritsNoKeys();
-    const stack: object[] = [value];
+    // Without a prototype: an index setter a program put on Array.prototype would see each node before it is frozen.
+    const stack = setPrototypeOf([value], null) as object[];
     let size = 1;
     while (size > 0) {
       const node = stack[--size] as Record<string, unknown>;
@@ -471,6 +474,8 @@ export function installGuest(
     site?: { stack?: unknown };
     /** A failure that arrived before the site was captured (settleCall waits for the stub to capture it). */
     deferred?: string;
+    /** A value that came a slice at a time (`chunk`): the slices, each an array of elements already frozen. */
+    slices?: unknown[];
     promise?: Promise<unknown>;
     resolve?: (value: unknown) => void;
     reject?: (error: unknown) => void;
@@ -714,7 +719,7 @@ export function installGuest(
   });
   const settleCall = ((record: CallRecord, text: string): void => {
     record.settled = true;
-    if (record.site === undefined && text[0] !== 'V') {
+    if (record.site === undefined && text[0] !== 'V' && text[0] !== 'C') {
       // Crossing inside its stub, which captures the site and settles it (a value needs no site).
       record.deferred = text;
       return;
@@ -733,6 +738,20 @@ export function installGuest(
         return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
       }
       resolve(deepFreeze(value));
+    } else if (text[0] === 'C') {
+      // The slices joined in order; each one's elements were frozen as it came. Built without a
+      // prototype, so that no index setter a program put on Array.prototype sees the elements.
+      const slices = record.slices as unknown[];
+      record.slices = undefined;
+      const value = setPrototypeOf([], null) as unknown[];
+      for (let s = 0; s < slices.length; s++) {
+        const slice = slices[s];
+        if (!isArray(slice)) {
+          return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
+        }
+        for (let i = 0; i < (slice as unknown[]).length; i++) value[value.length] = (slice as unknown[])[i];
+      }
+      resolve(freeze(setPrototypeOf(value, arrayProto)));
     } else if (text[0] === 'E') {
       let e: { code: string; message: string; callId: string };
       try {
@@ -756,10 +775,40 @@ export function installGuest(
       at = space2 + 1 + length;
       const record = waiting[ordinalOf];
       if (record === undefined) continue;
+      const slices = chunkSlices[ordinalOf];
+      if (text[0] === 'C') {
+        // A value sent in slices: settled once the last has come (a push may come after this reply).
+        if ((slices === undefined ? 0 : slices.length) < parseIntCtor(stringSlice(text, 1), 10)) {
+          chunkReplies[ordinalOf] = text;
+          continue;
+        }
+        record.slices = slices;
+      }
+      chunkSlices[ordinalOf] = undefined;
       waiting[ordinalOf] = undefined;
       waitingCount--;
       settleCall(record, text);
     }
+  });
+  // Values the host sends a slice at a time (a big array, parsed here while the host copies the
+  // rest): by call ordinal, the slices come so far; and a call's reply (`C<count>`) that came first.
+  const chunkSlices = setPrototypeOf([], null) as (unknown[] | undefined)[];
+  const chunkReplies = setPrototypeOf([], null) as (string | undefined)[];
+  const chunk = (function chunk(ordinalArg: number, json: string): void {
+    const ordinalOf = +ordinalArg;
+    if (waiting[ordinalOf] === undefined) return;
+    let slice: unknown;
+    try {
+      slice = deepFreeze(jsonParse(StringCtor(json)));
+    } catch {
+      slice = undefined;
+    }
+    const slices = chunkSlices[ordinalOf] ?? (chunkSlices[ordinalOf] = setPrototypeOf([], null) as unknown[]);
+    slices[slices.length] = slice;
+    const reply = chunkReplies[ordinalOf];
+    if (reply === undefined) return;
+    chunkReplies[ordinalOf] = undefined;
+    deliver(`${ordinalOf} ${reply.length} ${reply}`);
   });
 
   const buildTools = ((toolNames: string[]): Record<string, unknown> => {
@@ -880,6 +929,11 @@ export function installGuest(
     return returned && !laterWork && waitingCount === 0 ? '1' : '0';
   });
   return freeze(
-    create(null, { start: { value: start, enumerable: true }, push: { value: push, enumerable: true }, reusable: { value: reusable, enumerable: true } }),
+    create(null, {
+      start: { value: start, enumerable: true },
+      push: { value: push, enumerable: true },
+      chunk: { value: chunk, enumerable: true },
+      reusable: { value: reusable, enumerable: true },
+    }),
   ) as GuestApi;
 }

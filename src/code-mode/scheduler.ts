@@ -17,6 +17,7 @@
  */
 import type { EventSink, NewToolEvent } from '../events.ts';
 import { jsonTextOf, type JsonValue } from '../json.ts';
+import { chunksOf, requestValueChunks } from '../value-chunks.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
@@ -75,6 +76,8 @@ interface Pending {
   name: string;
   args: JsonValue;
   safe: boolean;
+  /** The sandbox takes the value a slice at a time (value-chunks.ts). */
+  onValueChunk: ((json: string) => void) | undefined;
   resolve(outcome: SandboxCallOutcome): void;
   /** This call's dispatch (post-execute included) has settled. */
   done: boolean;
@@ -122,7 +125,7 @@ export class RunScheduler {
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
-  readonly callTool = (name: string, argsJson: string): Promise<SandboxCallOutcome> => {
+  readonly callTool = (name: string, argsJson: string, onValueChunk?: (json: string) => void): Promise<SandboxCallOutcome> => {
     const o = this.#options;
     if (this.#closed) return Promise.resolve(aborted(name, ''));
     // Defence in depth: the guest already refuses an argument with more characters than the limit
@@ -143,7 +146,7 @@ export class RunScheduler {
     const args = JSON.parse(argsJson) as JsonValue;
     const safe = o.registry.get(name)?.isConcurrencySafe(args) ?? false;
     return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, resolve, done: false });
+      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, onValueChunk, resolve, done: false });
       this.#pump();
     });
   };
@@ -225,6 +228,7 @@ export class RunScheduler {
     };
     // Assigned, not spread: a spread of a conditional object copies through the slow path on every call.
     if (o.agent !== undefined) request.agent = o.agent;
+    if (pending.onValueChunk !== undefined) requestValueChunks(request, pending.onValueChunk);
     this.#inFlight++;
     void o.registry
       .dispatch(request)
@@ -264,7 +268,10 @@ export class RunScheduler {
 }
 
 function toOutcome(result: ToolExecutionResult, callId: string): SandboxCallOutcome {
-  if (!result.isError) return { ok: true, valueJson: jsonTextOf(result.value) };
+  if (!result.isError) {
+    const chunks = chunksOf(result.value);
+    return chunks > 0 ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: jsonTextOf(result.value) };
+  }
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }
 

@@ -1,0 +1,36 @@
+/**
+ * A nested call's value handed on a slice at a time while the host copies it: the consumer (a
+ * program's sandbox) parses one slice of a big array while the host copies the next, instead of
+ * waiting for the whole copy and its text. Internal to the library: code mode's scheduler asks for
+ * it on a dispatch request; the body's output projection (project-output.ts) hands out the chunks
+ * (json.ts, snapshotFrozenJsonInChunks); the value then says how many went. A value that did not go
+ * in chunks (not a big array, or replaced afterwards by a hook) goes whole, as its text.
+ */
+import type { FrozenJson, JsonValue } from './json.ts';
+import type { DispatchRequest } from './tool.ts';
+
+/** Takes the JSON text of one chunk: an array of the next slice of the value's elements. */
+export type ValueChunkSink = (json: string) => void;
+
+const sinks = new WeakMap<DispatchRequest, ValueChunkSink>();
+const counts = new WeakMap<object, number>();
+
+/** Asks for `request`'s value in chunks, handed to `sink` (when it is a big array). */
+export function requestValueChunks(request: DispatchRequest, sink: ValueChunkSink): void {
+  sinks.set(request, sink);
+}
+
+/** The sink `request` asked for, if any. */
+export function valueChunkSink(request: DispatchRequest): ValueChunkSink | undefined {
+  return sinks.get(request);
+}
+
+/** Records that `value` went as `chunks` chunks. */
+export function markChunked(value: FrozenJson<JsonValue>, chunks: number): void {
+  if (chunks > 0 && typeof value === 'object' && value !== null) counts.set(value, chunks);
+}
+
+/** How many chunks `value` went as; 0 when it goes whole. */
+export function chunksOf(value: unknown): number {
+  return typeof value === 'object' && value !== null ? (counts.get(value) ?? 0) : 0;
+}

@@ -1,0 +1,82 @@
+/**
+ * A nested call's big array value reaches the program a slice at a time (src/value-chunks.ts; the
+ * in-process runtime parses each slice while the host copies the next): the program sees the same
+ * deep-frozen plain array as with a value sent whole, on both runtimes. A value that fails after
+ * slices went (its schema, a hook replacing it) is never seen half-made.
+ */
+import { afterEach, expect, it } from 'vitest';
+import { defineTool } from '../../src/define-tool.ts';
+import { createBench, valueOf, type Bench } from './harness.ts';
+
+let bench: Bench;
+afterEach(() => bench.close());
+
+const ROWS = 4_500;
+const rows = (n: number, offset = 0) => Array.from({ length: n }, (_, i) => ({ id: i + offset, name: `row ${i + offset}`, tags: ['a', 'b'] }));
+
+const big = defineTool({
+  name: 'big',
+  description: 'Returns many rows.',
+  parameters: { offset: { type: 'integer' } },
+  output: { schema: { type: 'json' }, render: (_args, value) => [{ type: 'text', text: `${(value as unknown[]).length} rows` }] },
+  isConcurrencySafe: () => true,
+  execute: async (args) => rows(ROWS, args.offset ?? 0),
+});
+
+it('a big array arrives whole: plain, deep-frozen, in order, untouched by index setters on Array.prototype', async () => {
+  bench = createBench();
+  bench.registry.register(big);
+  const result = await bench.runCode(
+    `let leaked = 0;
+     Object.defineProperty(Array.prototype, '3000', { set(v) { leaked++; }, configurable: true });
+     const rows = await tools.big({});
+     delete (Array.prototype as any)['3000'];
+     const ids = rows.map((row) => row.id);
+     return {
+       length: rows.length, plain: Object.getPrototypeOf(rows) === Array.prototype && Array.isArray(rows),
+       frozen: Object.isFrozen(rows) && Object.isFrozen(rows[3999]) && Object.isFrozen(rows[3999].tags),
+       inOrder: ids.every((id, i) => id === i), last: rows[rows.length - 1], leaked,
+     };`,
+  );
+  expect(valueOf(result).result).toEqual({ length: ROWS, plain: true, frozen: true, inOrder: true, last: { id: ROWS - 1, name: `row ${ROWS - 1}`, tags: ['a', 'b'] }, leaked: 0 });
+});
+
+it('several big values at once each arrive whole', async () => {
+  bench = createBench();
+  bench.registry.register(big);
+  const result = await bench.runCode(
+    `const all = await Promise.all([0, 10_000, 20_000].map((offset) => tools.big({ offset })));
+     return all.map((rows) => [rows.length, rows[0].id, rows[rows.length - 1].id]);`,
+  );
+  expect(valueOf(result).result).toEqual([
+    [ROWS, 0, ROWS - 1],
+    [ROWS, 10_000, 10_000 + ROWS - 1],
+    [ROWS, 20_000, 20_000 + ROWS - 1],
+  ]);
+});
+
+it('a big value that fails its schema after slices went is an error, never a value', async () => {
+  bench = createBench();
+  bench.registry.register(
+    defineTool({
+      name: 'numbers',
+      description: 'Returns numbers, and one string among them.',
+      parameters: {},
+      output: { schema: { type: 'array', items: { type: 'integer' } }, render: () => [{ type: 'text', text: 'numbers' }] },
+      execute: async () => [...Array.from({ length: ROWS - 1 }, (_, i) => i), 'oops'] as unknown as number[],
+    }),
+  );
+  const result = await bench.runCode(
+    `try { const n = await tools.numbers({}); return { got: n.length }; }
+     catch (e) { return { code: (e as any).code, schema: (e as Error).message.includes('does not match its output schema') }; }`,
+  );
+  expect(valueOf(result).result).toEqual({ code: 'INVALID_TOOL_OUTPUT', schema: true });
+});
+
+it('a hook that replaces a big value: the program gets the replacement, not the slices', async () => {
+  bench = createBench();
+  bench.registry.register(big);
+  bench.registry.hook('tools/post-execute', (exec) => (exec.name === 'big' ? { kind: 'accept', value: [{ replaced: true }] } : undefined));
+  const result = await bench.runCode('const rows = await tools.big({}); return rows;');
+  expect(valueOf(result).result).toEqual([{ replaced: true }]);
+});

@@ -1,0 +1,79 @@
+/**
+ * snapshotFrozenJsonInChunks (src/json.ts): a big array's copy handed out a slice of elements at a
+ * time, with the same value, checks, error paths and single reads as the one-walk snapshot.
+ */
+import { describe, expect, it } from 'vitest';
+import { JSON_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJsonInChunks } from '../../src/json.ts';
+
+const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, tags: ['a', String(i)], nested: { ok: i % 2 === 0 } }));
+
+function chunked(input: unknown): { value: unknown; chunks: number; texts: string[] } {
+  const texts: string[] = [];
+  const { value, chunks } = snapshotFrozenJsonInChunks(input, 'value', (json) => texts.push(json));
+  return { value, chunks, texts };
+}
+
+function lossy(input: unknown): { path: string; message: string } {
+  try {
+    chunked(input);
+  } catch (error) {
+    expect(error).toBeInstanceOf(LossyJsonError);
+    return (error as LossyJsonError).violation;
+  }
+  throw new Error('no error');
+}
+
+describe('snapshotFrozenJsonInChunks', () => {
+  it('hands out a big array a slice at a time: the slices joined are the value, a detached deep-frozen copy', () => {
+    const input = rows(2 * JSON_CHUNK_ELEMENTS + 500);
+    const { value, chunks, texts } = chunked(input);
+    expect(chunks).toBe(3);
+    expect(texts.map((text) => (JSON.parse(text) as unknown[]).length)).toEqual([JSON_CHUNK_ELEMENTS, JSON_CHUNK_ELEMENTS, 500]);
+    expect(texts.flatMap((text) => JSON.parse(text) as unknown[])).toEqual(input);
+    expect(value).toEqual(input);
+    expect(value).not.toBe(input);
+    const copy = value as typeof input;
+    expect([Object.isFrozen(copy), Object.isFrozen(copy[2400]), Object.isFrozen(copy[2400].tags), Object.isFrozen(copy[2400].nested)]).toEqual([true, true, true, true]);
+    // No whole text was made with it: one is made on demand, and it is right.
+    expect(jsonTextOf(copy)).toBe(JSON.stringify(input));
+  });
+
+  it('takes smaller arrays and other values whole, handing nothing out', () => {
+    for (const input of [rows(2 * JSON_CHUNK_ELEMENTS - 1), { rows: rows(3_000) }, 'text', 1]) {
+      const { value, chunks, texts } = chunked(input);
+      expect([chunks, texts.length]).toEqual([0, 0]);
+      expect(value).toEqual(input);
+    }
+  });
+
+  it('reads each element once, getters included', () => {
+    const input: unknown[] = rows(2_500);
+    let reads = 0;
+    Object.defineProperty(input, 2_100, { get: () => (reads++, { id: 'got' }), enumerable: true, configurable: true });
+    const { value } = chunked(input);
+    expect(reads).toBe(1);
+    expect((value as unknown[])[2_100]).toEqual({ id: 'got' });
+  });
+
+  it('names the place of a violation as the one-walk snapshot does, in any slice', () => {
+    const withUndefined: unknown[] = rows(2_500);
+    (withUndefined[2_100] as { nested: unknown }).nested = { ok: undefined };
+    expect(lossy(withUndefined)).toEqual({ path: 'value[2100].nested.ok', message: 'is undefined, which JSON drops: omit the key or use null' });
+
+    const throwing: unknown[] = rows(2_500);
+    Object.defineProperty(throwing, 1_500, { get: () => { throw new Error('no'); }, enumerable: true, configurable: true });
+    expect(lossy(throwing).path).toBe('value[1500]');
+
+    const cyclic: unknown[] = rows(2_500);
+    cyclic[5] = cyclic;
+    expect(lossy(cyclic)).toEqual({ path: 'value[5]', message: 'is a cycle: it contains itself' });
+
+    class Rows extends Array {}
+    const subclass = Rows.from(rows(2_500));
+    expect(lossy(subclass)).toEqual({ path: 'value', message: 'is an instance of an Array subclass: use a plain array' });
+
+    const sparse: unknown[] = rows(2_500);
+    delete sparse[1_999];
+    expect(lossy(sparse).path).toBe('value');
+  });
+});
