@@ -92,8 +92,8 @@ const WORKLOADS: Workload[] = [
     concurrent: 8,
     expect: 4950,
   },
-  { name: 'I/O tool 1 ms, 20 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 20; i++) s += await ${t}io1({ i }); return s;`, rounds: 9, expect: 190 },
-  { name: 'I/O tool 10 ms, 10 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 10; i++) s += await ${t}io10({ i }); return s;`, rounds: 7, expect: 45 },
+  { name: 'I/O tool 1 ms, 20 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 20; i++) s += await ${t}io1({ i }); return s;`, rounds: 21, expect: 190 },
+  { name: 'I/O tool 10 ms, 10 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 10; i++) s += await ${t}io10({ i }); return s;`, rounds: 11, expect: 45 },
 ];
 
 /** Runs one program; resolves to its result. */
