@@ -90,16 +90,20 @@ export const JSON_CHUNK_ELEMENTS = 1_000;
  * errors as {@link snapshotJson}; chunks handed out before an error are void.
  */
 export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string) => void): { value: FrozenJson<JsonValue>; chunks: number } {
-  if (!Array.isArray(input)) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  let big = false;
+  try {
+    big = Array.isArray(input) && input.length >= 2 * JSON_CHUNK_ELEMENTS;
+  } catch {
+    // a revoked or throwing proxy: the whole walk says what is wrong with it
+  }
+  if (!big) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
   let length: number;
   try {
     // The array itself as the walk checks it: its prototype, its keys, no holes.
-    enter(input, false);
-    length = input.length;
+    length = enter(input as unknown[], false).length;
   } catch (error) {
     throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it' });
   }
-  if (length < 2 * JSON_CHUNK_ELEMENTS) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
   const copy: unknown[] = [];
   let chunks = 0;
   for (let start = 0; start < length; start += JSON_CHUNK_ELEMENTS) {

@@ -75,5 +75,9 @@ describe('snapshotFrozenJsonInChunks', () => {
     const sparse: unknown[] = rows(2_500);
     delete sparse[1_999];
     expect(lossy(sparse).path).toBe('value');
+
+    const { proxy, revoke } = Proxy.revocable(rows(2_500), {});
+    revoke();
+    expect(lossy(proxy)).toEqual({ path: 'value', message: 'could not be read: a getter or proxy threw while reading it' });
   });
 });
