@@ -480,7 +480,8 @@ export function installGuest(
     resolve?: (value: unknown) => void;
     reject?: (error: unknown) => void;
   }
-  const records: CallRecord[] = [];
+  // Internal arrays have no prototype: an index setter or a `push` a program put on Array.prototype never sees a record.
+  const records = setPrototypeOf([], null) as CallRecord[];
   const ignore = (): void => undefined;
   class ToolPromise<T> extends PromiseCtor<T> {
     #record: CallRecord;
@@ -519,7 +520,7 @@ export function installGuest(
 
   const invalidArgs = (name: string, message: string, site: { stack?: unknown }): Promise<never> => {
     const record: CallRecord = { name, ordinal: 0, handled: false, settled: true };
-    records.push(record);
+    records[records.length] = record;
     let reject: (error: unknown) => void = ignore;
     const promise = new ToolPromise<never>((_resolve, rejectIt) => (reject = rejectIt), record);
     rejectCall(record, promise, reject, failure(name, 'INVALID_ARGS', '', message, site));
@@ -571,7 +572,7 @@ export function installGuest(
       let site: { stack?: unknown } | undefined;
       if (!now) site = sitesInTurn++ < SITES_PER_TURN || turnSite === undefined ? (turnSite = siteHere()) : turnSite;
       const record: CallRecord = { name, ordinal: ++ordinal, handled: false, settled: false, site, deferred: undefined, promise: undefined, resolve: undefined, reject: undefined };
-      records.push(record);
+      records[records.length] = record;
       const promise = new ToolPromise<unknown>(captureSettlers, record);
       record.promise = promise;
       record.resolve = capturedResolve;
@@ -631,7 +632,7 @@ export function installGuest(
   let exchanges = 0;
   /** Tools whose latest synchronously submitted call outlived the host's turn (I/O): their calls go the async way. */
   const slowTools = create(null) as Record<string, true | undefined>;
-  let batchRecords: CallRecord[] = [];
+  let batchRecords = setPrototypeOf([], null) as CallRecord[];
   let batchHasFast = false;
   // The synchronous crossing's memory (the host's SharedReplies): [state, length, spin, unused] and the replies as UTF-16.
   // Views are made with the captured constructors, never derived (`subarray` would ask the
@@ -708,7 +709,7 @@ export function installGuest(
     const submitted = batchHasFast && batched <= SYNC_MAX_CALLS ? batchRecords : undefined;
     outbox = '';
     batched = 0;
-    batchRecords = [];
+    batchRecords = setPrototypeOf([], null) as CallRecord[];
     batchHasFast = false;
     exchange(batch, submitted);
   });
@@ -820,7 +821,8 @@ export function installGuest(
   });
 
   const noteForgotten = ((): void => {
-    for (const record of records) {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
       if (record.handled) continue;
       const which = record.ordinal > 0 ? `call #${record.ordinal}, ` : '';
       const state = record.settled ? 'its outcome was dropped' : 'it was still running and is cancelled';

@@ -80,3 +80,25 @@ it('a hook that replaces a big value: the program gets the replacement, not the 
   const result = await bench.runCode('const rows = await tools.big({}); return rows;');
   expect(valueOf(result).result).toEqual([{ replaced: true }]);
 });
+
+it('a program that poisons Array.prototype (an index setter at 0, its own push) still gets its values, small and big, and sees no internal record', async () => {
+  bench = createBench();
+  bench.registry.register(big);
+  const result = await bench.runCode(
+    `const seen: unknown[] = Object.setPrototypeOf([], null);
+     Object.defineProperty(Array.prototype, '0', { set(v) { seen[seen.length] = v; }, configurable: true });
+     const push = Array.prototype.push;
+     Array.prototype.push = function (...items: unknown[]) { for (const item of items) seen[seen.length] = item; return 0; };
+     let small: unknown;
+     let rows: readonly unknown[] = [];
+     try {
+       small = await tools.big({ offset: -1 }).then(() => 'called');
+       rows = await tools.big({});
+     } finally {
+       Array.prototype.push = push;
+       delete (Array.prototype as any)['0'];
+     }
+     return { small, rows: rows.length, seen: seen.length };`,
+  );
+  expect(valueOf(result).result).toEqual({ small: 'called', rows: ROWS, seen: 0 });
+});
