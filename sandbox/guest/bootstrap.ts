@@ -284,7 +284,7 @@ export function installGuest(
     return `${text}}`;
   });
 
-  // Runs once per value a tool returns, in an isolate whose JIT is cold (each run is a fresh isolate):
+  // Runs once per value a tool returns, in a context whose JIT is cold (each run is a fresh context):
   // the fewer bytecodes per node the better. `for…in` walks V8's enum cache without making a key
   // array per object (Object.keys does: 10,000 rows, 10,000 arrays); the stack is indexed, not pushed.
   // `for…in` also visits inherited enumerable keys: sound only while Object.prototype has none,
