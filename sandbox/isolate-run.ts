@@ -416,8 +416,9 @@ const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
  * fresh context with the bootstrap, in the same isolate, which skips the isolate's constructor,
  * isolated-vm's default context and the disposal. Only if the old context can no longer run
  * anything by itself: the guest says so (`reusable`, asked as a task of its own, so after every
- * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES, RECYCLE_MAX_HEAP_SHARE). The old context
- * keeps nothing the new one can reach: its globals, built-ins and host bindings are its own.
+ * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES,
+ * RECYCLE_MAX_HEAP_SHARE). The old context keeps nothing the new one can reach: its globals,
+ * built-ins and host bindings are its own.
  * What the two share is the isolate's heap limit, its compilation cache and string table (timing
  * only), so runtimes recycle only between runs of one session. Resolves undefined, the isolate
  * disposed, when it is not reusable.

@@ -6,23 +6,26 @@
  * (json.ts, snapshotFrozenJsonInChunks); the value then says how many went. A value that did not go
  * in chunks (not a big array, or replaced afterwards by a hook) goes whole, as its text.
  */
-import type { FrozenJson, JsonValue } from './json.ts';
+import { JSON_CHUNK_ELEMENTS, type FrozenJson, type JsonValue } from './json.ts';
 import type { DispatchRequest } from './tool.ts';
 
 /** Takes the JSON text of one chunk: an array of the next slice of the value's elements. */
 export type ValueChunkSink = (json: string) => void;
 
-const sinks = new WeakMap<DispatchRequest, ValueChunkSink>();
+// Every nested call of an in-process run asks, and most values are small: a property under a
+// symbol of this module's own, not a WeakMap entry per call (an ephemeron the collector traces).
+const SINK = Symbol('valueChunks');
+type AskingRequest = DispatchRequest & { [SINK]?: ValueChunkSink };
 const counts = new WeakMap<object, number>();
 
 /** Asks for `request`'s value in chunks, handed to `sink` (when it is a big array). */
 export function requestValueChunks(request: DispatchRequest, sink: ValueChunkSink): void {
-  sinks.set(request, sink);
+  (request as AskingRequest)[SINK] = sink;
 }
 
 /** The sink `request` asked for, if any. */
 export function valueChunkSink(request: DispatchRequest): ValueChunkSink | undefined {
-  return sinks.get(request);
+  return (request as AskingRequest)[SINK];
 }
 
 /** Records that `value` went as `chunks` chunks. */
@@ -30,7 +33,7 @@ export function markChunked(value: FrozenJson<JsonValue>, chunks: number): void 
   if (chunks > 0 && typeof value === 'object' && value !== null) counts.set(value, chunks);
 }
 
-/** How many chunks `value` went as; 0 when it goes whole. */
+/** How many chunks `value` went as; 0 when it goes whole. Only a big array can have gone in chunks. */
 export function chunksOf(value: unknown): number {
-  return typeof value === 'object' && value !== null ? (counts.get(value) ?? 0) : 0;
+  return Array.isArray(value) && value.length >= 2 * JSON_CHUNK_ELEMENTS ? (counts.get(value) ?? 0) : 0;
 }

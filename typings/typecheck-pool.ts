@@ -243,9 +243,10 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     if (message.type === 'failed') failRequest(slot, () => crashed(message.error), true);
     else {
       const batch = slot.batch;
-      const jobs = endRequest(slot);
+      endRequest(slot);
       batch.forEach((job, at) => {
-        if (!jobs.includes(job)) return;
+        // One cancelled meanwhile has left the request.
+        if (job.slot !== slot) return;
         settle(job);
         job.resolve(message.diagnostics[at]);
       });

@@ -785,7 +785,9 @@ export function installGuest(
         }
         record.slices = slices;
       }
-      chunkSlices[ordinalOf] = undefined;
+      // Written only when slices came (a value sent whole after them, by a hook, leaves them behind):
+      // a write per call would grow this array to the run's last ordinal.
+      if (slices !== undefined) chunkSlices[ordinalOf] = undefined;
       waiting[ordinalOf] = undefined;
       waitingCount--;
       settleCall(record, text);

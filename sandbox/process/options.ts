@@ -48,7 +48,7 @@ export interface ProcessRuntimeOptions {
    * Isolates each child keeps for the next run of the same session (see the in-process runtime's
    * option of that name). A session's run goes to the child that ran its previous run, unless
    * that child computes more runs than the least charged one. Default: the in-process runtime's
-   * (0, off).
+   * (16); 0 disposes every isolate after its run, and routes no session.
    */
   sessionIsolates?: number;
   /** How long a kept isolate waits for its session's next run, ms. Default: the in-process runtime's (30,000). */

@@ -39,6 +39,9 @@ it('a big array arrives whole: plain, deep-frozen, in order, untouched by index 
      };`,
   );
   expect(valueOf(result).result).toEqual({ length: ROWS, plain: true, frozen: true, inOrder: true, last: { id: ROWS - 1, name: `row ${ROWS - 1}`, tags: ['a', 'b'] }, leaked: 0 });
+  // The nested call's durable event holds its rendered content, as for a value sent whole.
+  const dispatched = bench.sink.events('s1').filter((event) => event.type === 'tool/ptc-dispatch');
+  expect(dispatched.map((event) => ('content' in event ? event.content : undefined))).toEqual([[{ type: 'text', text: `${ROWS} rows` }]]);
 });
 
 it('several big values at once each arrive whole', async () => {
