@@ -161,28 +161,21 @@ export function createTypechecker(options: TypecheckerOptions = {}): Typechecker
     return results;
   }
 
-  /** The compiler itself failed: the next check starts from scratch, in case it left the old program half-built. */
-  function failed(error: unknown): never {
-    oldProgram = undefined;
-    throw error;
-  }
-
+  const checkMany = async (codes: readonly string[], typings: string): Promise<TypecheckDiagnostic[][]> => {
+    try {
+      return diagnoseMany(codes, typings);
+    } catch (error) {
+      // The compiler itself failed (a stack overflow on absurdly nested code, `Map maximum size
+      // exceeded` on exploding types …). The programs were not checked: say so, never pass them as
+      // clean. The next check starts from scratch, in case the failure left the old program half-built.
+      oldProgram = undefined;
+      throw error;
+    }
+  };
   return {
-    // A compiler failure (a stack overflow on absurdly nested code, `Map maximum size exceeded` on
-    // exploding types …) rejects: the program was not checked, and is never passed as clean.
+    checkMany,
     async check(code, typings) {
-      try {
-        return diagnoseMany([code], typings)[0];
-      } catch (error) {
-        return failed(error);
-      }
-    },
-    async checkMany(codes, typings) {
-      try {
-        return diagnoseMany(codes, typings);
-      } catch (error) {
-        return failed(error);
-      }
+      return (await checkMany([code], typings))[0];
     },
   };
 }
