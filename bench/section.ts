@@ -11,6 +11,12 @@ export interface BenchSection {
   run(): Promise<void>;
 }
 
+/** The value after `--name` in `argv`, else `fallback`. */
+export function flag(argv: readonly string[], name: string, fallback: string): string {
+  const at = argv.indexOf(`--${name}`);
+  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
+}
+
 /** The median of `samples` (which it sorts in place). */
 export function median(samples: number[]): number {
   samples.sort((a, b) => a - b);

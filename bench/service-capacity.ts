@@ -18,15 +18,9 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeCpuSplit, ownCpuMs, printCapacity, processCpuMs, treeCpuMs, watchPeakRss } from './capacity-probe.ts';
-import { median } from './section.ts';
-import type { BenchServer } from './service.bench.ts';
+import { flag, median } from './section.ts';
+import type { StartServer } from './service.bench.ts';
 
-type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
-
-function flag(argv: readonly string[], name: string, fallback: string): string {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
-}
 
 /** `startServer` comes from service.bench.ts, which imports this module when asked for `--capacity`. */
 export async function runCapacity(argv: readonly string[], startServer: StartServer): Promise<void> {

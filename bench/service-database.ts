@@ -13,14 +13,9 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startTestDatabase } from '../test/postgres/embedded.ts';
-import type { BenchServer } from './service.bench.ts';
+import { flag } from './section.ts';
+import type { StartServer } from './service.bench.ts';
 
-type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
-
-function flag(argv: readonly string[], name: string, fallback: string): string {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
-}
 
 interface Figures {
   runsPerSecond: number;

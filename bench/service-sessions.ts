@@ -16,14 +16,9 @@
 import { mkdir, mkdtemp, readdir, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { BenchServer } from './service.bench.ts';
+import { flag } from './section.ts';
+import type { StartServer } from './service.bench.ts';
 
-type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
-
-function flag(argv: readonly string[], name: string, fallback: string): string {
-  const at = argv.indexOf(`--${name}`);
-  return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
-}
 
 /** Runs `work(i)` for i in [0, count), `lanes` at a time. */
 async function inLanes(count: number, lanes: number, work: (i: number) => Promise<void>): Promise<void> {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { serveCli } from '../test/helpers/serve-cli.ts';
-import type { BenchSection } from './section.ts';
+import { flag, type BenchSection } from './section.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -32,16 +32,12 @@ interface Options {
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const flag = (name: string, fallback: string) => {
-    const at = argv.indexOf(`--${name}`);
-    return at >= 0 && argv[at + 1] !== undefined ? argv[at + 1] : fallback;
-  };
-  const typecheck = flag('typecheck', '');
+  const typecheck = flag(argv, 'typecheck', '');
   if (!['', 'warn', 'enforce'].includes(typecheck)) throw new Error(`--typecheck must be warn or enforce (got ${typecheck})`);
   return {
-    duration: Number(flag('duration', '20')),
-    connections: Number(flag('connections', '16')),
-    runtime: flag('runtime', 'process'),
+    duration: Number(flag(argv, 'duration', '20')),
+    connections: Number(flag(argv, 'connections', '16')),
+    runtime: flag(argv, 'runtime', 'process'),
     typecheck: typecheck === '' ? undefined : typecheck,
   };
 }
@@ -90,6 +86,9 @@ export interface BenchServer {
 }
 
 /** `ptc serve` in `cwd` on port 0, its config file the defaults below plus `config`. */
+/** How a service mode (service-capacity.ts, service-database.ts, service-sessions.ts) starts its server: {@link startServer}. */
+export type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
+
 export async function startServer(cwd: string, runtime: string, config: Record<string, unknown> = {}): Promise<BenchServer> {
   await writeFile(
     path.join(cwd, 'ptc.config.json'),
