@@ -85,25 +85,22 @@ export const JSON_CHUNK_ELEMENTS = 1_000;
  * {@link snapshotFrozenJson} of an array of at least two chunks of elements, handing `onChunk` the
  * JSON text of each slice of {@link JSON_CHUNK_ELEMENTS} elements (an array of them) as soon as its
  * copy is made: a consumer parses one slice while the next is copied. Each element is read once, as
- * in the one-walk snapshot. Anything else is taken whole ({@link snapshotFrozenJsonWithText}).
+ * in the one-walk snapshot; the array's own shape (prototype, keys) is checked after its elements.
+ * Anything else is taken whole ({@link snapshotFrozenJsonWithText}).
  * Returns the value and how many chunks went (0: none, the whole text is remembered instead). Same
  * errors as {@link snapshotJson}; chunks handed out before an error are void.
  */
 export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string) => void): { value: FrozenJson<JsonValue>; chunks: number } {
-  let big = false;
+  let length = 0;
   try {
-    big = Array.isArray(input) && input.length >= 2 * JSON_CHUNK_ELEMENTS;
+    // Object.keys of a plain array is quick (V8 lists its indices from the elements, unlike the
+    // key list of every kind the full check below needs): a hole, an enumerable extra key or a
+    // proxy that lists fewer keys than its length ends the copy before it starts.
+    if (Array.isArray(input) && Object.keys(input).length === input.length) length = input.length;
   } catch {
     // a revoked or throwing proxy: the whole walk says what is wrong with it
   }
-  if (!big) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
-  let length: number;
-  try {
-    // The array itself as the walk checks it: its prototype, its keys, no holes.
-    length = enter(input as unknown[], false).length;
-  } catch (error) {
-    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it' });
-  }
+  if (length < 2 * JSON_CHUNK_ELEMENTS) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
   const copy: unknown[] = [];
   let chunks = 0;
   for (let start = 0; start < length; start += JSON_CHUNK_ELEMENTS) {
@@ -115,8 +112,12 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
       let element: unknown;
       try {
         element = (input as unknown[])[i];
-      } catch {
-        throw new LossyJsonError({ path, message: 'could not be read: a getter or proxy threw while reading it' });
+        if (element === undefined && !Object.hasOwn(input as unknown[], i)) {
+          throw new Violation(`is a sparse array (index ${i} is a hole): fill holes, for example with null`);
+        }
+      } catch (error) {
+        const message = error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
+        throw new LossyJsonError({ path: error instanceof Violation ? root : path, message });
       }
       if (element === input) throw new LossyJsonError({ path, message: 'is a cycle: it contains itself' });
       slice.push(walk(element, path, COPY_AND_FREEZE_OBJECTS, arrays));
@@ -126,6 +127,13 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
     chunks++;
     for (let i = 0; i < arrays.length; i++) Object.freeze(arrays[i]);
     for (let i = 0; i < slice.length; i++) copy.push(slice[i]);
+  }
+  // The array itself as the walk checks it (its prototype, its keys), last: its key list costs
+  // as much as a slice, and the consumer is idle until the first slice comes.
+  try {
+    if (enter(input as unknown[], false).length !== length) throw new Violation('has keys that changed while being read');
+  } catch (error) {
+    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it' });
   }
   return { value: Object.freeze(copy) as FrozenJson<JsonValue>, chunks };
 }

@@ -3,7 +3,7 @@
  * time, with the same value, checks, error paths and single reads as the one-walk snapshot.
  */
 import { describe, expect, it } from 'vitest';
-import { JSON_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJsonInChunks } from '../../src/json.ts';
+import { JSON_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonInChunks } from '../../src/json.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, tags: ['a', String(i)], nested: { ok: i % 2 === 0 } }));
 
@@ -18,6 +18,15 @@ function lossy(input: unknown): { path: string; message: string } {
     chunked(input);
   } catch (error) {
     expect(error).toBeInstanceOf(LossyJsonError);
+    return (error as LossyJsonError).violation;
+  }
+  throw new Error('no error');
+}
+
+function oneWalk(input: unknown): unknown {
+  try {
+    snapshotFrozenJson(input, 'value');
+  } catch (error) {
     return (error as LossyJsonError).violation;
   }
   throw new Error('no error');
@@ -79,5 +88,32 @@ describe('snapshotFrozenJsonInChunks', () => {
     const { proxy, revoke } = Proxy.revocable(rows(2_500), {});
     revoke();
     expect(lossy(proxy)).toEqual({ path: 'value', message: 'could not be read: a getter or proxy threw while reading it' });
+  });
+
+  it("checks the array's own keys, of every kind, after its elements: the same error as the one-walk snapshot", () => {
+    const hidden: unknown[] = rows(2_500);
+    Object.defineProperty(hidden, 'x', { value: 1, enumerable: false });
+    const symbol: unknown[] = rows(2_500);
+    Object.defineProperty(symbol, Symbol('t'), { value: 1, enumerable: false });
+    for (const input of [hidden, symbol]) {
+      const texts: string[] = [];
+      let violation: unknown;
+      try {
+        snapshotFrozenJsonInChunks(input, 'value', (json) => texts.push(json));
+      } catch (error) {
+        violation = (error as LossyJsonError).violation;
+      }
+      expect(texts.length).toBeGreaterThan(0);
+      expect(violation).toEqual(oneWalk(input));
+    }
+  });
+
+  it('copies nothing of an array whose key list is shorter than its length (a lying proxy)', () => {
+    let reads = 0;
+    const claims = new Proxy(rows(2_500), {
+      get: (target, key, receiver) => (key === 'length' ? 1e9 : (reads++, Reflect.get(target, key, receiver))),
+    });
+    expect(lossy(claims).path).toBe('value');
+    expect(reads).toBeLessThan(10);
   });
 });
