@@ -431,7 +431,9 @@ export async function recycleIsolate(prepared: PreparedIsolate, offThread: boole
       (async () => {
         const answer = await prepared.reusable.apply(undefined, []);
         if (answer !== '1') return false;
-        const heap = await isolate.getHeapStatistics();
+        // Synchronous: the isolate is idle now (nothing of the context can run), and the next run of
+        // the session waits for this recycle, so a second hop would lengthen its start.
+        const heap = isolate.getHeapStatisticsSync();
         return heap.used_heap_size <= Math.min(RECYCLE_MAX_HEAP_BYTES, prepared.memoryMiB * 1024 * 1024 * RECYCLE_MAX_HEAP_SHARE);
       })(),
       new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), RECYCLE_PROBE_MS))),
