@@ -58,6 +58,7 @@ interface Workload {
   name: string;
   /** `t` is how a tool is reached: `tools.` for us, `` for the peer (globals), `tools.` for the raw floor. */
   program(t: string): string;
+  /** Runs per column, interleaved. The two data-volume rows take more: their spread on this shared machine is wide. */
   rounds: number;
   /** Runs at once; the figure is then runs/s over `rounds` batches. */
   concurrent?: number;
@@ -69,13 +70,13 @@ const SUM_OF_PAGES = PAGES.flat().reduce((sum, row) => sum + (row.active ? row.s
 
 const WORKLOADS: Workload[] = [
   { name: 'trivial return 1 + 1', program: () => 'return 1 + 1;', rounds: 31, expect: 2 },
-  { name: 'tool returning 1 MB (10,000 objects)', program: (t) => `const rows = await ${t}big({}); return rows.length;`, rounds: 15, expect: 10_000 },
+  { name: 'tool returning 1 MB (10,000 objects)', program: (t) => `const rows = await ${t}big({}); return rows.length;`, rounds: 41, expect: 10_000 },
   {
     name: '50 pages of 100, reduced in the sandbox',
     program: (t) =>
       `const pages = await Promise.all(Array.from({ length: 50 }, (_, p) => ${t}page({ page: p })));\n` +
       'let sum = 0; for (const rows of pages) for (const row of rows) if (row.active) sum += row.score; return sum;',
-    rounds: 15,
+    rounds: 41,
     expect: SUM_OF_PAGES,
   },
   { name: '100 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 100; i++) s += await ${t}echo({ i }); return s;`, rounds: 21, expect: 4950 },
