@@ -62,6 +62,8 @@ interface Workload {
   rounds: number;
   /** Runs at once; the figure is then runs/s over `rounds` batches. */
   concurrent?: number;
+  /** Prints where a run's CPU goes (this process's main thread, its other threads) besides its time. */
+  cpu?: boolean;
   /** Checks the run's result (a bench that measures a failing run measures nothing). */
   expect: unknown;
 }
@@ -70,13 +72,14 @@ const SUM_OF_PAGES = PAGES.flat().reduce((sum, row) => sum + (row.active ? row.s
 
 const WORKLOADS: Workload[] = [
   { name: 'trivial return 1 + 1', program: () => 'return 1 + 1;', rounds: 31, expect: 2 },
-  { name: 'tool returning 1 MB (10,000 objects)', program: (t) => `const rows = await ${t}big({}); return rows.length;`, rounds: 41, expect: 10_000 },
+  { name: 'tool returning 1 MB (10,000 objects)', program: (t) => `const rows = await ${t}big({}); return rows.length;`, rounds: 41, cpu: true, expect: 10_000 },
   {
     name: '50 pages of 100, reduced in the sandbox',
     program: (t) =>
       `const pages = await Promise.all(Array.from({ length: 50 }, (_, p) => ${t}page({ page: p })));\n` +
       'let sum = 0; for (const rows of pages) for (const row of rows) if (row.active) sum += row.score; return sum;',
     rounds: 41,
+    cpu: true,
     expect: SUM_OF_PAGES,
   },
   { name: '100 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 100; i++) s += await ${t}echo({ i }); return s;`, rounds: 21, expect: 4950 },
@@ -91,6 +94,7 @@ const WORKLOADS: Workload[] = [
     program: (t) => `let s = 0; for (let i = 0; i < 100; i++) s += await ${t}echo({ i }); return s;`,
     rounds: 7,
     concurrent: 8,
+    cpu: true,
     expect: 4950,
   },
   { name: 'I/O tool 1 ms, 20 sequential calls', program: (t) => `let s = 0; for (let i = 0; i < 20; i++) s += await ${t}io1({ i }); return s;`, rounds: 21, expect: 190 },
@@ -196,9 +200,16 @@ async function timeOne(executor: Executor, workload: Workload, program: string, 
   };
   if (workload.concurrent === undefined) {
     const code = unique(program);
+    const main = process.threadCpuUsage();
+    const all = process.cpuUsage();
     const start = performance.now();
     check(await executor(code));
-    return performance.now() - start;
+    const ms = performance.now() - start;
+    const mainUsed = process.threadCpuUsage(main);
+    const allUsed = process.cpuUsage(all);
+    figures.mainCpu.push((mainUsed.user + mainUsed.system) / 1000);
+    figures.allCpu.push((allUsed.user + allUsed.system) / 1000);
+    return ms;
   }
   const runs = workload.concurrent * 4;
   let next = 0;
@@ -324,7 +335,7 @@ export async function benchPeer(): Promise<void> {
           `${throughput ? 'cost ratio (their runs/s over ours)' : 'ratio'} ours/utcp ${ratio('utcp')}, ours/raw ${ratio('raw')}, ours/async ${ratio('async')}, ` +
           `fresh/ours ${ratio('ours', 'fresh')}, fresh/utcp ${ratio('utcp', 'fresh')}`,
       );
-      if (throughput) {
+      if (workload.cpu === true) {
         // Where a run's CPU goes: this process's main thread (host: tools, dispatch, isolate set-up) and the rest
         // (isolated-vm's threads running the programs, V8's helpers).
         const cpu = (k: Column) => {

@@ -354,7 +354,8 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     },
     async ready() {
       // Threads that fail to start leave bursts to this thread: the runtime is ready without them.
-      await Promise.all([warmUp().then(() => pool.filled()), burstThreads()?.ready().catch(() => undefined)]);
+      // And no ended run's isolate still being recycled: that work is the last run's, not the next one's.
+      await Promise.all([warmUp().then(() => pool.filled()), burstThreads()?.ready().catch(() => undefined), kept.settled()]);
     },
     status(): SandboxPoolStatus {
       return {

@@ -128,6 +128,11 @@ export class SessionIsolates {
     return work;
   }
 
+  /** Resolves once no recycle or disposal is under way (those started meanwhile included). */
+  async settled(): Promise<void> {
+    while (this.#underWay.size > 0) await Promise.allSettled([...this.#underWay]);
+  }
+
   /** Disposes every kept isolate. */
   clear(): void {
     for (const kept of [...this.#kept]) this.#drop(kept);

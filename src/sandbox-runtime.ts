@@ -123,7 +123,10 @@ export interface SandboxRuntime {
   readonly kind: 'in-process' | 'process' | (string & {});
   /** Never rejects: every failure is an outcome. */
   run(request: SandboxRunRequest): Promise<SandboxRunOutcome>;
-  /** Ready to take runs. The built-in runtimes: warm pool filled, children or burst threads up, each warmed by one trivial program. */
+  /**
+   * Ready to take runs. The built-in runtimes: warm pool filled, children or burst threads up, each
+   * warmed by one trivial program; in-process, also no ended run's isolate still being recycled.
+   */
   ready(): Promise<void>;
   status(): SandboxPoolStatus;
   close(): Promise<void>;

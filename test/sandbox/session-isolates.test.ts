@@ -227,6 +227,20 @@ describe('SessionIsolates', () => {
     }
   });
 
+  it('settles once the recycles under way are done: the isolates are kept by then', async () => {
+    const store = new SessionIsolates({ limit: 4, idleMs: 60_000, offThread: true });
+    try {
+      const [first, second] = [await ended(), await ended()];
+      void store.offer('a', first);
+      void store.offer('b', second);
+      expect(store.size).toBe(0);
+      await store.settled();
+      expect(store.size).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('hands a run the isolate its session is still recycling', async () => {
     const store = new SessionIsolates({ limit: 4, idleMs: 60_000, offThread: true });
     try {
