@@ -108,7 +108,6 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
     const arrays: unknown[][] = [];
     const slice: unknown[] = [];
     for (let i = start; i < end; i++) {
-      const path = `${root}[${i}]`;
       let element: unknown;
       try {
         element = (input as unknown[])[i];
@@ -117,10 +116,11 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
         }
       } catch (error) {
         const message = error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
-        throw new LossyJsonError({ path: error instanceof Violation ? root : path, message });
+        throw new LossyJsonError({ path: error instanceof Violation ? root : appendIndex(root, i), message });
       }
-      if (element === input) throw new LossyJsonError({ path, message: 'is a cycle: it contains itself' });
-      slice.push(walk(element, path, COPY_AND_FREEZE_OBJECTS, arrays));
+      if (element === input) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
+      // The element's path is made only for an error: ten thousand strings a value otherwise.
+      slice.push(walk(element, root, COPY_AND_FREEZE_OBJECTS, arrays, i));
     }
     // As in snapshotFrozenJsonWithText: the text before the arrays are frozen.
     onChunk(JSON.stringify(slice));
@@ -226,7 +226,8 @@ class Violation {
   }
 }
 
-function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][]): unknown {
+/** `rootIndex`: the input is element `rootIndex` of `root` (its path is made only for an error). */
+function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], rootIndex?: number): unknown {
   const copy = mode !== CHECK;
   const stack: Frame[] = [];
   let deep: Set<object> | undefined;
@@ -285,7 +286,7 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][]): u
     if (error instanceof LossyJsonError) throw error;
     const message =
       error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
-    throw new LossyJsonError({ path: pathOf(root, stack), message });
+    throw new LossyJsonError({ path: pathOf(rootIndex === undefined ? root : appendIndex(root, rootIndex), stack), message });
   }
 }
 
