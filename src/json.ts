@@ -112,7 +112,7 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
       try {
         element = (input as unknown[])[i];
         if (element === undefined && !Object.hasOwn(input as unknown[], i)) {
-          throw new Violation(`is a sparse array (index ${i} is a hole): fill holes, for example with null`);
+          throw new Violation(sparseArray(i));
         }
       } catch (error) {
         const message = error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
@@ -381,9 +381,13 @@ function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number
   // (pigeonhole), so the scan is bounded even when a proxy claims a huge length.
   const bound = Math.min(length, own.length);
   for (let i = 0; i < bound; i++) {
-    if (!Object.hasOwn(src, i)) throw new Violation(`is a sparse array (index ${i} is a hole): fill holes, for example with null`);
+    if (!Object.hasOwn(src, i)) throw new Violation(sparseArray(i));
   }
   throw new Violation('is an array with unexpected own keys');
+}
+
+function sparseArray(hole: number): string {
+  return `is a sparse array (index ${hole} is a hole): fill holes, for example with null`;
 }
 
 function checkObjectKeys(src: object, own: (string | symbol)[]): never {
