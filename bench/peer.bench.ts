@@ -185,7 +185,7 @@ async function rawIsolate(): Promise<{ isolate: ivm.Isolate; context: ivm.Contex
 
 interface Figures {
   samples: number[];
-  /** Concurrent workloads: CPU per run of this process's main thread, and of all its threads, ms. */
+  /** CPU per run of this process's main thread, and of all its threads, ms (printed for workloads marked `cpu`). */
   mainCpu: number[];
   allCpu: number[];
 }
