@@ -16,7 +16,8 @@ export type ValueChunkSink = (json: string) => void;
 // symbol of this module's own, not a WeakMap entry per call (an ephemeron the collector traces).
 const SINK = Symbol('valueChunks');
 type AskingRequest = DispatchRequest & { [SINK]?: ValueChunkSink };
-const counts = new WeakMap<object, number>();
+/** Each chunked value: the sink its chunks went to, and how many. */
+const counts = new WeakMap<object, { sink: ValueChunkSink; chunks: number }>();
 
 /** Asks for `request`'s value in chunks, handed to `sink` (when it is a big array). */
 export function requestValueChunks(request: DispatchRequest, sink: ValueChunkSink): void {
@@ -28,12 +29,18 @@ export function valueChunkSink(request: DispatchRequest): ValueChunkSink | undef
   return (request as AskingRequest)[SINK];
 }
 
-/** Records that `value` went as `chunks` chunks. */
-export function markChunked(value: FrozenJson<JsonValue>, chunks: number): void {
-  if (chunks > 0 && typeof value === 'object' && value !== null) counts.set(value, chunks);
+/** Records that `value` went as `chunks` chunks to `sink`. */
+export function markChunked(value: FrozenJson<JsonValue>, chunks: number, sink: ValueChunkSink): void {
+  if (chunks > 0 && typeof value === 'object' && value !== null) counts.set(value, { sink, chunks });
 }
 
-/** How many chunks `value` went as; 0 when it goes whole. Only a big array can have gone in chunks. */
-export function chunksOf(value: unknown): number {
-  return Array.isArray(value) && value.length >= 2 * JSON_CHUNK_ELEMENTS ? (counts.get(value) ?? 0) : 0;
+/**
+ * How many chunks `value` went as to `sink`; 0 when it goes whole. Only a big array can have gone
+ * in chunks, and only to the sink of the call it was made for: the same frozen value reaching
+ * another call (a hook's cache, say) goes whole there, whose sink got nothing.
+ */
+export function chunksOf(value: unknown, sink: ValueChunkSink | undefined): number {
+  if (sink === undefined || !Array.isArray(value) || value.length < 2 * JSON_CHUNK_ELEMENTS) return 0;
+  const marked = counts.get(value);
+  return marked !== undefined && marked.sink === sink ? marked.chunks : 0;
 }

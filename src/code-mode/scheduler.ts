@@ -244,7 +244,7 @@ export class RunScheduler {
           }
           if (result.isError) this.#failed.set(pending.callId, pending.name);
           if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
-          pending.resolve(toOutcome(result, pending.callId));
+          pending.resolve(toOutcome(result, pending));
           markSettled(pending);
           this.#pump();
         } finally {
@@ -267,9 +267,9 @@ export class RunScheduler {
   }
 }
 
-function toOutcome(result: ToolExecutionResult, callId: string): SandboxCallOutcome {
+function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pending): SandboxCallOutcome {
   if (!result.isError) {
-    const chunks = chunksOf(result.value);
+    const chunks = chunksOf(result.value, onValueChunk);
     return chunks > 0 ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: jsonTextOf(result.value) };
   }
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
