@@ -121,7 +121,7 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
           throw new Violation(sparseArray(i));
         }
       } catch (error) {
-        const message = error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
+        const message = error instanceof Violation ? error.message : UNREADABLE;
         throw new LossyJsonError({ path: error instanceof Violation ? root : appendIndex(root, i), message });
       }
       if (element === input) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
@@ -139,7 +139,7 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
   try {
     if (enter(input as unknown[], false).length !== length) throw new Violation('has keys that changed while being read');
   } catch (error) {
-    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it' });
+    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
   }
   return { value: Object.freeze(copy) as FrozenJson<JsonValue>, chunks };
 }
@@ -225,6 +225,9 @@ const arrayProto = Array.prototype;
 const foreignObjectProtos = new WeakSet<object>();
 const foreignArrayProtos = new WeakSet<object>();
 
+/** Why a value that threw while being read is not lossless JSON. */
+const UNREADABLE = 'could not be read: a getter or proxy threw while reading it';
+
 class Violation {
   readonly message: string;
   constructor(message: string) {
@@ -291,7 +294,7 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], ro
   } catch (error) {
     if (error instanceof LossyJsonError) throw error;
     const message =
-      error instanceof Violation ? error.message : 'could not be read: a getter or proxy threw while reading it';
+      error instanceof Violation ? error.message : UNREADABLE;
     throw new LossyJsonError({ path: pathOf(rootIndex === undefined ? root : appendIndex(root, rootIndex), stack), message });
   }
 }
