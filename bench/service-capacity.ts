@@ -21,7 +21,6 @@ import { describeCpuSplit, ownCpuMs, printCapacity, processCpuMs, treeCpuMs, wat
 import { flag, median } from './section.ts';
 import type { StartServer } from './service.bench.ts';
 
-
 /** `startServer` comes from service.bench.ts, which imports this module when asked for `--capacity`. */
 export async function runCapacity(argv: readonly string[], startServer: StartServer): Promise<void> {
   const runs = Number(flag(argv, 'runs', '1000'));

@@ -16,7 +16,6 @@ import { startTestDatabase } from '../test/postgres/embedded.ts';
 import { flag } from './section.ts';
 import type { StartServer } from './service.bench.ts';
 
-
 interface Figures {
   runsPerSecond: number;
   p99: number;

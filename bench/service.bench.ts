@@ -85,10 +85,10 @@ export interface BenchServer {
   stop(): Promise<number | string>;
 }
 
-/** `ptc serve` in `cwd` on port 0, its config file the defaults below plus `config`. */
 /** How a service mode (service-capacity.ts, service-database.ts, service-sessions.ts) starts its server: {@link startServer}. */
 export type StartServer = (cwd: string, runtime: string, config: Record<string, unknown>) => Promise<BenchServer>;
 
+/** `ptc serve` in `cwd` on port 0, its config file the defaults below plus `config`. */
 export async function startServer(cwd: string, runtime: string, config: Record<string, unknown> = {}): Promise<BenchServer> {
   await writeFile(
     path.join(cwd, 'ptc.config.json'),
