@@ -19,7 +19,6 @@ import path from 'node:path';
 import { flag } from './section.ts';
 import type { StartServer } from './service.bench.ts';
 
-
 /** Runs `work(i)` for i in [0, count), `lanes` at a time. */
 async function inLanes(count: number, lanes: number, work: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
