@@ -57,10 +57,13 @@ export function snapshotJson(input: unknown, root = 'value'): JsonValue {
 /**
  * `deepFreeze(snapshotJson(input, root))` in one pass (cheaper: each copy is
  * frozen as it is finished, no second traversal). Same errors as
- * {@link snapshotJson}.
+ * {@link snapshotJson}. A plain value no deeper than 64 levels (the common
+ * case) is copied by a quicker recursion; anything else is read again by the
+ * walker, so a getter in such a value may be read twice (the copy still comes
+ * from one reading).
  */
 export function snapshotFrozenJson(input: unknown, root = 'value'): FrozenJson<JsonValue> {
-  return walk(input, root, COPY_AND_FREEZE) as FrozenJson<JsonValue>;
+  return copyFrozen(input, root) as FrozenJson<JsonValue>;
 }
 
 /**
@@ -70,9 +73,9 @@ export function snapshotFrozenJson(input: unknown, root = 'value'): FrozenJson<J
  * takes about a quarter longer). Same errors as {@link snapshotJson}.
  */
 export function snapshotFrozenJsonWithText(input: unknown, root = 'value'): FrozenJson<JsonValue> {
-  if (typeof input !== 'object' || input === null) return walk(input, root, COPY_AND_FREEZE) as FrozenJson<JsonValue>;
+  if (typeof input !== 'object' || input === null) return copyFrozen(input, root) as FrozenJson<JsonValue>;
   const arrays: unknown[][] = [];
-  const value = walk(input, root, COPY_AND_FREEZE_OBJECTS, arrays) as object;
+  const value = copyFrozen(input, root, arrays) as object;
   jsonTexts.set(value, JSON.stringify(value));
   for (let i = 0; i < arrays.length; i++) Object.freeze(arrays[i]);
   return value as FrozenJson<JsonValue>;
@@ -126,7 +129,7 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
       }
       if (element === input) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
       // The element's path is made only for an error: ten thousand strings a value otherwise.
-      slice.push(walk(element, root, COPY_AND_FREEZE_OBJECTS, arrays, i));
+      slice.push(copyFrozen(element, root, arrays, i));
     }
     // As in snapshotFrozenJsonWithText: the text before the arrays are frozen.
     onChunk(JSON.stringify(slice));
@@ -188,6 +191,88 @@ export function deepFreeze<T>(value: T): FrozenJson<T> {
     }
   }
   return value as FrozenJson<T>;
+}
+
+// ---------------------------------------------------------------------------
+// The frozen copy: plain, shallow values by recursion, anything else by the walker.
+// ---------------------------------------------------------------------------
+
+/** What {@link copyPlain} returns when it leaves a value to the walker. */
+const LEFT = Symbol('left to the walker');
+/** Nesting past which {@link copyPlain} leaves a value to the walker (which has no depth limit and names cycles). */
+const PLAIN_DEPTH = 64;
+
+/**
+ * The frozen copy of `input` (arrays left unfrozen, in `arrays`, when given), as the walker makes
+ * it in modes COPY_AND_FREEZE and COPY_AND_FREEZE_OBJECTS. Plain values no deeper than
+ * {@link PLAIN_DEPTH} are copied by {@link copyPlain}; anything else, and any value that is not
+ * lossless JSON, is left to the walker, which reads it again from the start (so a getter of such a
+ * value may be read twice; the copy comes from one reading) and names what is wrong.
+ */
+function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number): unknown {
+  if (typeof input === 'object' && input !== null) {
+    const mark = arrays === undefined ? 0 : arrays.length;
+    try {
+      const copy = copyPlain(input, 0, arrays);
+      if (copy !== LEFT) return copy;
+    } catch {
+      // a getter or proxy threw: the walker says where
+    }
+    if (arrays !== undefined) arrays.length = mark;
+  } else if (isJsonScalar(input)) {
+    return input;
+  }
+  return walk(input, root, arrays === undefined ? COPY_AND_FREEZE : COPY_AND_FREEZE_OBJECTS, arrays, rootIndex);
+}
+
+/**
+ * The walker's checks and copy for the common case, by recursion: no frame per container, no
+ * path kept. Returns {@link LEFT} at the first thing it does not take (a violation, another
+ * realm's prototype, a polluted `Object.prototype`, nesting past {@link PLAIN_DEPTH}, which also
+ * ends a cycle). The copy is the spread's, so a key named `__proto__` is already its own
+ * property there, and assigning its copied value does not reach the prototype.
+ */
+function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined): unknown {
+  if (Array.isArray(src)) {
+    if (Object.getPrototypeOf(src) !== arrayProto) return LEFT;
+    const length = src.length;
+    if (Reflect.ownKeys(src).length !== length + 1) return LEFT;
+    const copy: unknown[] = [];
+    for (let i = 0; i < length; i++) {
+      const value: unknown = src[i];
+      if (typeof value === 'object' && value !== null) {
+        const child = depth < PLAIN_DEPTH ? copyPlain(value, depth + 1, arrays) : LEFT;
+        if (child === LEFT) return LEFT;
+        copy.push(child);
+      } else if (isJsonScalar(value)) {
+        copy.push(value);
+      } else {
+        return LEFT;
+      }
+    }
+    if (arrays === undefined) Object.freeze(copy);
+    else arrays.push(copy);
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(src) as object | null;
+  if (proto !== objectProto && proto !== null) return LEFT;
+  const keys = Object.keys(src);
+  if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) return LEFT;
+  const copy = { ...src } as Record<string, unknown>;
+  // As in enter: the spread must have listed the keys the checks did.
+  if (enumerableKeyCount(copy) !== keys.length) return LEFT;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const value = copy[key];
+    if (typeof value === 'object' && value !== null) {
+      const child = depth < PLAIN_DEPTH ? copyPlain(value, depth + 1, arrays) : LEFT;
+      if (child === LEFT) return LEFT;
+      copy[key] = child;
+    } else if (!isJsonScalar(value)) {
+      return LEFT;
+    }
+  }
+  return Object.freeze(copy);
 }
 
 // ---------------------------------------------------------------------------

@@ -20,7 +20,8 @@ function deepArray(depth: number, leaf: unknown = 0): unknown {
   return value;
 }
 
-describe('snapshotJson rejects each lossy kind with its path', () => {
+/** A lossy value of each kind, where snapshotJson finds it and what it says. */
+function lossyCases(): [string, unknown, string, RegExp][] {
   const sparse = [1, , 3];
   const extraKey = Object.assign([1, 2], { extra: true });
   const cyclic: { a: { b?: unknown } } = { a: {} };
@@ -56,7 +57,11 @@ describe('snapshotJson rejects each lossy kind with its path', () => {
     ['non-enumerable key', { o: nonEnumerable }, 'value.o', /non-enumerable key "hidden"/],
     ['boxed string', { s: new String('x') }, 'value.s', /String/],
   ];
-  for (const [name, input, path, message] of cases) {
+  return cases;
+}
+
+describe('snapshotJson rejects each lossy kind with its path', () => {
+  for (const [name, input, path, message] of lossyCases()) {
     it(name, () => {
       const error = lossy(input);
       expect(error.violation.path).toBe(path);
@@ -329,6 +334,75 @@ describe('snapshotFrozenJson', () => {
   it('throws the same LossyJsonError as snapshotJson', () => {
     expect(() => snapshotFrozenJson({ a: [1, undefined] }, 'arguments')).toThrow('arguments.a[1]: is undefined');
   });
+});
+
+describe('the frozen snapshots take plain values by a quicker copy and leave the rest to the walker', () => {
+  const frozenSnapshots = { snapshotFrozenJson, snapshotFrozenJsonWithText };
+
+  /** Every object and array reachable from `value` is frozen. */
+  function deepFrozen(value: unknown): boolean {
+    if (typeof value !== 'object' || value === null) return true;
+    return Object.isFrozen(value) && Object.values(value).every(deepFrozen);
+  }
+
+  for (const [snapshotName, snapshot] of Object.entries(frozenSnapshots)) {
+    it(`${snapshotName} refuses each lossy kind with the error snapshotJson gives`, () => {
+      for (const [, input] of lossyCases()) {
+        const expected = lossy(input).violation;
+        // Inside an array of plain rows too: the quick copy gets that far before it gives up.
+        for (const wrapped of [input, [{ a: [1] }, { b: input }]]) {
+          let thrown: unknown;
+          try {
+            snapshot(wrapped);
+          } catch (error) {
+            thrown = error;
+          }
+          expect(thrown).toBeInstanceOf(LossyJsonError);
+          expect((thrown as LossyJsonError).violation).toEqual(wrapped === input ? expected : lossy(wrapped).violation);
+        }
+      }
+    });
+
+    it(`${snapshotName} copies what the quick copy leaves to the walker: deep nesting, another realm, a __proto__ key, a polluted Object.prototype`, () => {
+      const deep = { rows: [deepArray(200, { leaf: [1] }), { a: deepArray(70) }] };
+      const foreign: unknown = vm.runInNewContext('({ a: [1, { b: "x" }], c: Object.create(null) })');
+      const protoKey = JSON.parse('{"__proto__": {"polluted": true}, "list": [{"__proto__": [1]}]}') as unknown;
+      for (const input of [deep, foreign, protoKey]) {
+        const copy = snapshot(input);
+        expect(copy).toStrictEqual(snapshotJson(input));
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(input));
+        expect(deepFrozen(copy)).toBe(true);
+      }
+      expect(Object.getPrototypeOf(snapshot(protoKey))).toBe(Object.prototype);
+      const proto = Object.prototype as Record<string, unknown>;
+      proto.polluted = 1;
+      try {
+        const copy = snapshot({ a: { b: [2] } }) as { a: object };
+        expect(Object.keys(copy.a)).toEqual(['b']);
+        expect(deepFrozen(copy)).toBe(true);
+      } finally {
+        delete proto.polluted;
+      }
+    });
+
+    it(`${snapshotName} agrees with snapshotJson on generated values`, () => {
+      fc.assert(
+        fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), (value) => {
+          let expected: unknown;
+          try {
+            expected = snapshotJson(value);
+          } catch (error) {
+            expect(() => snapshot(value)).toThrow((error as LossyJsonError).message);
+            return;
+          }
+          const copy = snapshot(value);
+          expect(copy).toStrictEqual(expected);
+          expect(deepFrozen(copy)).toBe(true);
+        }),
+        { numRuns: 300, seed: 0x5eed },
+      );
+    });
+  }
 });
 
 describe('snapshotFrozenJsonWithText', () => {
