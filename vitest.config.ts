@@ -29,7 +29,7 @@ export default defineConfig({
           name: 'process-runtime',
           include: ['test/code-mode/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
           // The in-process runtime's burst threads are its own; they run the process runtime's protocol already.
-          exclude: ['test/sandbox/process-*.test.ts', 'test/sandbox/burst-threads.test.ts', 'test/sandbox/thread-children.test.ts', 'test/sandbox/session-isolates.test.ts', 'test/sandbox/exit-collection.test.ts'],
+          exclude: ['test/sandbox/process-*.test.ts', 'test/sandbox/burst-threads.test.ts', 'test/sandbox/thread-children.test.ts', 'test/sandbox/session-isolates.test.ts', 'test/sandbox/exit-collection.test.ts', 'test/sandbox/guest-tiering.test.ts'],
           env: { PTC_TEST_RUNTIME: 'process' },
         },
       },

@@ -10,6 +10,7 @@ import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
+import { keepGuestFreezeUnoptimized } from './guest-tiering.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
 /** What the host answers to the guest; set per run, before the program starts. */
@@ -121,6 +122,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
   collectAtExit();
+  keepGuestFreezeUnoptimized();
   const isolate =
     reuse ??
     new ivm.Isolate({

@@ -1,0 +1,39 @@
+/**
+ * sandbox/guest-tiering.ts: V8 does not optimize the guest's freeze, whose compiled code would
+ * serve one context. Seen through V8's own trace of its optimizing compilers, in a process of its
+ * own; a process started with a filter of its own keeps it, which is also the control: there the
+ * same runs do optimize the freeze, so the trace would show it if the filter failed.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { GUEST_FREEZE_FUNCTION } from '../../sandbox/guest-tiering.ts';
+
+const probe = fileURLToPath(new URL('./guest-tiering.probe.ts', import.meta.url));
+
+function runProbe(flags: string[]): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', '--trace-opt', ...flags, probe], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout })));
+}
+
+/** Lines of V8's trace that start or finish an optimized compile of the guest's freeze. */
+function freezeCompiles(trace: string): string[] {
+  return trace.split('\n').filter((line) => /compiling|optimizing/.test(line) && line.includes(`<JSFunction ${GUEST_FREEZE_FUNCTION} `));
+}
+
+describe("the guest's freeze and V8's optimizing compilers", () => {
+  it('runs unoptimized: neither Maglev nor TurboFan compiles it, however much it freezes', { timeout: 60_000 }, async () => {
+    const { code, stdout } = await runProbe([]);
+    expect(code).toBe(0);
+    expect(stdout.trim().split('\n').at(-1)).toBe(JSON.stringify(['10000', '10000', '10000']));
+    expect(freezeCompiles(stdout)).toEqual([]);
+  });
+
+  it('is optimized as usual in a process started with a filter of its own (which it keeps)', { timeout: 60_000 }, async () => {
+    const { code, stdout } = await runProbe(['--turbo-filter=*']);
+    expect(code).toBe(0);
+    expect(freezeCompiles(stdout).length).toBeGreaterThan(0);
+  });
+});
