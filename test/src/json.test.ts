@@ -385,6 +385,22 @@ describe('the frozen snapshots take plain values by a quicker copy and leave the
       }
     });
 
+    it(`${snapshotName} leaves a cycle to the walker within a round of it past a few levels, not at its depth limit`, () => {
+      let reads = 0;
+      const row: Record<string, unknown> = {
+        get counted(): number {
+          reads++;
+          return 1;
+        },
+      };
+      const rows = [row, { b: 2 }];
+      row.back = rows;
+      expect(() => snapshot({ rows })).toThrow('value.rows[0].back: is a cycle: it contains itself');
+      // The quick copy reads it at depths 2 and 4 (it remembers objects from depth 4 on), then the
+      // walker once: not once per round of the cycle down to the copy's depth limit of 64.
+      expect(reads).toBe(3);
+    });
+
     it(`${snapshotName} agrees with snapshotJson on generated values`, () => {
       fc.assert(
         fc.property(fc.anything({ withBigInt: true, withDate: true, withMap: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), (value) => {
