@@ -219,7 +219,7 @@ const PLAIN_CYCLE_DEPTH = 4;
  * value may be read twice; the copy comes from one reading) and names what is wrong.
  */
 function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number): unknown {
-  if (typeof input === 'object' && input !== null) {
+  if (typeof input === 'object' && input !== null && !inheritsEnumerableKeys()) {
     const mark = arrays === undefined ? 0 : arrays.length;
     try {
       const copy = copyPlain(input, 0, arrays);
@@ -269,13 +269,15 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined):
   }
   const proto = Object.getPrototypeOf(src) as object | null;
   if (proto !== objectProto && proto !== null) return LEFT;
-  const keys = Object.keys(src);
-  if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) return LEFT;
+  if (Object.getOwnPropertySymbols(src).length !== 0) return LEFT;
+  const names = Object.getOwnPropertyNames(src).length;
   const copy = { ...src } as Record<string, unknown>;
-  // As in enter: the spread must have listed the keys the checks did.
-  if (enumerableKeyCount(copy) !== keys.length) return LEFT;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
+  // The copy's own keys are what for…in visits (copyFrozen saw Object.prototype add none), and each
+  // value is checked here: no key list of the source is needed beyond its count, which must be the
+  // copy's (a non-enumerable key, or a proxy listing other keys to the spread, ends the quick copy).
+  let count = 0;
+  for (const key in copy) {
+    count++;
     const value = copy[key];
     if (typeof value === 'object' && value !== null) {
       const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays) : LEFT;
@@ -285,7 +287,14 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined):
       return LEFT;
     }
   }
+  if (count !== names) return LEFT;
   return Object.freeze(copy);
+}
+
+/** Whether `Object.prototype` has an enumerable key (which `for…in` would visit on every plain object). */
+function inheritsEnumerableKeys(): boolean {
+  for (const _key in objectProto) return true;
+  return false;
 }
 
 function isPlainAncestor(value: object, depth: number): boolean {
