@@ -23,19 +23,9 @@ import { createToolRegistry } from '../src/registry.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 import { median, type BenchSection } from './section.ts';
+import { BIG, PAGES, SUM_OF_PAGES } from './workloads.ts';
 
-// ---- the data the tools return: built once, the same objects for everyone ----
-
-/** 10,000 objects, about 1 MB of JSON. */
-const BIG = Array.from({ length: 10_000 }, (_, i) => ({
-  id: i,
-  name: `item-${String(i).padStart(6, '0')}`,
-  active: i % 3 === 0,
-  score: (i * 7919) % 1000 / 10,
-  tags: ['alpha', i % 2 === 0 ? 'even' : 'odd'],
-  note: 'lorem ipsum dolor sit amet, consectetur',
-}));
-const PAGES = Array.from({ length: 50 }, (_, p) => BIG.slice(p * 100, p * 100 + 100));
+// ---- the tools, in-memory and I/O-bound ----
 
 type Impl = (args: Record<string, unknown>) => unknown;
 const IMPLS: Record<string, Impl> = {
@@ -67,8 +57,6 @@ interface Workload {
   /** Checks the run's result (a bench that measures a failing run measures nothing). */
   expect: unknown;
 }
-
-const SUM_OF_PAGES = PAGES.flat().reduce((sum, row) => sum + (row.active ? row.score : 0), 0);
 
 const WORKLOADS: Workload[] = [
   { name: 'trivial return 1 + 1', program: () => 'return 1 + 1;', rounds: 31, expect: 2 },
