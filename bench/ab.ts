@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median } from './section.ts';
-import { BIG, PAGES, SUM_OF_PAGES } from './workloads.ts';
+import { BIG, dataTools, echoTool, SUM_OF_PAGES } from './workloads.ts';
 
 const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|pages|seq] [--pairs N]
 
@@ -60,28 +60,8 @@ async function loadTree(root: string): Promise<Tree> {
   const { createCodeModeCore } = (await import(join(root, 'src/code-mode/code-mode.ts'))) as typeof import('../src/code-mode/code-mode.ts');
   const runtime = createInProcessRuntime({ warmPoolSize: 2 });
   const registry = createToolRegistry();
-  const rows = { schema: { type: 'json' }, render: (_args: unknown, value: unknown) => [{ type: 'text' as const, text: `${(value as unknown[]).length} rows` }] } as const;
-  registry.register(defineTool({ name: 'big', description: 'Returns 10,000 rows.', parameters: {}, output: rows, isConcurrencySafe: () => true, execute: async () => BIG }));
-  registry.register(
-    defineTool({
-      name: 'page',
-      description: 'Returns one page of 100 rows.',
-      parameters: { page: { type: 'integer', required: true } },
-      output: rows,
-      isConcurrencySafe: () => true,
-      execute: async (args) => PAGES[args.page],
-    }),
-  );
-  registry.register(
-    defineTool({
-      name: 'echo',
-      description: 'Returns its argument.',
-      parameters: { i: { type: 'integer', required: true } },
-      output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
-      isConcurrencySafe: () => true,
-      execute: async (args) => args.i,
-    }),
-  );
+  for (const tool of dataTools(defineTool)) registry.register(tool);
+  registry.register(echoTool(defineTool));
   const codeMode = createCodeModeCore({ registry, runtime, limits: { maxCalls: 5_000 } });
   return {
     run: async (code) => {

@@ -14,6 +14,7 @@ import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 import { fmt, median, quantile, type BenchSection } from './section.ts';
+import { echoTool } from './workloads.ts';
 
 const CALLS = 1_000;
 const ROUNDS = 7;
@@ -21,14 +22,7 @@ const LATENCY_RUNS = 200;
 const RSS_RUNS = 5_000;
 const RSS_WARMUP_RUNS = 1_000;
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Returns its argument.',
-  parameters: { i: { type: 'integer', required: true } },
-  output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
-  isConcurrencySafe: () => true,
-  execute: async (args) => args.i,
-});
+const echo = echoTool(defineTool);
 
 /** Wall and CPU (all threads of this process) ms of something, medians over rounds. */
 interface Cost {

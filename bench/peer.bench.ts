@@ -23,7 +23,7 @@ import { createToolRegistry } from '../src/registry.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 import { median, type BenchSection } from './section.ts';
-import { BIG, PAGES, SUM_OF_PAGES } from './workloads.ts';
+import { BIG, dataTools, PAGES, SUM_OF_PAGES } from './workloads.ts';
 
 // ---- the tools, in-memory and I/O-bound ----
 
@@ -98,26 +98,7 @@ const summary = (_args: unknown, value: unknown) => [{ type: 'text' as const, te
 
 function ourRegistry(): ToolRegistry {
   const registry = createToolRegistry();
-  registry.register(
-    defineTool({
-      name: 'big',
-      description: 'Returns 10,000 rows.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: (_args, value) => [{ type: 'text', text: `${(value as unknown[]).length} rows` }] },
-      isConcurrencySafe: () => true,
-      execute: async () => BIG,
-    }),
-  );
-  registry.register(
-    defineTool({
-      name: 'page',
-      description: 'Returns one page of 100 rows.',
-      parameters: { page: { type: 'integer', required: true } },
-      output: { schema: { type: 'json' }, render: (_args, value) => [{ type: 'text', text: `${(value as unknown[]).length} rows` }] },
-      isConcurrencySafe: () => true,
-      execute: async (args) => PAGES[args.page],
-    }),
-  );
+  for (const tool of dataTools(defineTool)) registry.register(tool);
   for (const name of ['echo', 'io1', 'io10'] as const) {
     registry.register(
       defineTool({
