@@ -8,6 +8,7 @@
  */
 import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
+import type { ValueChunkSink } from '../src/value-chunks.ts';
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { keepGuestFreezeUnoptimized } from './guest-tiering.ts';
@@ -16,7 +17,7 @@ import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-
 /** What the host answers to the guest; set per run, before the program starts. */
 interface Bindings {
   /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`). */
-  call(name: string, argsJson: string, onValueChunk: (json: string) => void): Promise<string>;
+  call(name: string, argsJson: string, onValueChunk: ValueChunkSink): Promise<string>;
   log(level: string, text: string): void;
   timer(id: number, ms: number): Promise<string>;
   clearTimer(id: number): void;
@@ -162,14 +163,16 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
     let chunkRef: ivm.Reference<unknown> | undefined;
     /**
      * Hands the guest the next slice of call `n`'s value while the host copies the rest (a big
-     * array, see src/value-chunks.ts): a task of the isolate's own, which runs as soon as the guest
-     * is idle (awaiting), while this thread goes on. The call's reply, `C<count>`, may overtake the
-     * slices: the guest settles the call when the last has come.
+     * array, see src/value-chunks.ts), with its shape (`ChunkShape` in src/json.ts: where its
+     * elements hold containers, so that the guest freezes them without looking into each): a task
+     * of the isolate's own, which runs as soon as the guest is idle (awaiting), while this thread
+     * goes on. The call's reply, `C<count>`, may overtake the slices: the guest settles the call
+     * when the last has come.
      */
-    const pushChunk = (n: number, json: string): void => {
+    const pushChunk = (n: number, json: string, shape: string): void => {
       bindings?.touch();
       try {
-        chunkRef?.applyIgnored(undefined, [n, json]);
+        chunkRef?.applyIgnored(undefined, [n, json, shape]);
       } catch {
         // the isolate is gone: nothing waits for this value any more
       }
@@ -279,7 +282,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
         running++;
         const name = batch.slice(colon + 1, nameEnd);
         if (sync) syncCalls.set(n, name);
-        call(name, batch.slice(colon2 + 1, argsEnd), (json) => pushChunk(n, json)).then(
+        call(name, batch.slice(colon2 + 1, argsEnd), (json, shape) => pushChunk(n, json, shape)).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
         );

@@ -90,16 +90,27 @@ export const JSON_CHUNK_ELEMENTS = 1_000;
 export const JSON_FIRST_CHUNK_ELEMENTS = 250;
 
 /**
+ * What a consumer may take for granted about the containers in a slice's elements, so that it can
+ * freeze its own copy without looking into every element: the JSON text of the keys (an array of
+ * strings, maybe empty) at which every element of the slice, a plain object, holds a container
+ * (array or object) of scalars only, and nowhere else does any element hold a container. An empty
+ * list: no element holds a container (each is a scalar, or an array or object of scalars). `''`
+ * when the slice is not like that (or its copy took the walker's path).
+ */
+export type ChunkShape = string;
+
+/**
  * {@link snapshotFrozenJson} of an array of at least two chunks of elements, handing `onChunk` the
  * JSON text of each slice of {@link JSON_CHUNK_ELEMENTS} elements (an array of them; the first has
  * {@link JSON_FIRST_CHUNK_ELEMENTS}) as soon as its copy is made: a consumer parses one slice while
  * the next is copied. Each element is read once, as in the one-walk snapshot; the array's own
- * shape (prototype, keys) is checked after its elements.
+ * shape (prototype, keys) is checked after its elements. With each text goes the slice's
+ * {@link ChunkShape}, learnt during the copy at no second walk.
  * Anything else is taken whole ({@link snapshotFrozenJsonWithText}).
  * Returns the value and how many chunks went (0: none, the whole text is remembered instead). Same
  * errors as {@link snapshotJson}; chunks handed out before an error are void.
  */
-export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string) => void): { value: FrozenJson<JsonValue>; chunks: number } {
+export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string, shape: ChunkShape) => void): { value: FrozenJson<JsonValue>; chunks: number } {
   let length = 0;
   try {
     // Object.keys of a plain array is quick (V8 lists its indices from the elements, unlike the
@@ -113,10 +124,14 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
   // Made at their length, not grown by push (see copyPlain).
   const copy = new Array<unknown>(length);
   let chunks = 0;
+  const learner: ShapeLearner = { keys: [], count: 0, deep: false, taken: false };
   for (let start = 0, end = 0; start < length; start = end) {
     end = Math.min(length, start + (start === 0 ? JSON_FIRST_CHUNK_ELEMENTS : JSON_CHUNK_ELEMENTS));
     const arrays: unknown[][] = [];
     const slice = new Array<unknown>(end - start);
+    // The containers of the slice's first element, by key, then checked against each other's.
+    let shape: string[] | undefined;
+    let shaped = true;
     for (let i = start; i < end; i++) {
       let element: unknown;
       try {
@@ -129,11 +144,17 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
         throw new LossyJsonError({ path: error instanceof Violation ? root : appendIndex(root, i), message });
       }
       if (element === input) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
+      learner.count = 0;
+      learner.deep = false;
       // The element's path is made only for an error: ten thousand strings a value otherwise.
-      slice[i - start] = copyFrozen(element, root, arrays, i);
+      slice[i - start] = copyFrozen(element, root, arrays, i, shaped ? learner : undefined);
+      if (!shaped) continue;
+      if (!learner.taken || learner.deep) shaped = false;
+      else if (shape === undefined) shape = learner.keys.slice(0, learner.count);
+      else shaped = sameKeys(shape, learner);
     }
     // As in snapshotFrozenJsonWithText: the text before the arrays are frozen.
-    onChunk(JSON.stringify(slice));
+    onChunk(JSON.stringify(slice), shaped && shape !== undefined ? JSON.stringify(shape) : '');
     chunks++;
     for (let i = 0; i < arrays.length; i++) Object.freeze(arrays[i]);
     for (let i = 0; i < slice.length; i++) copy[start + i] = slice[i];
@@ -213,17 +234,39 @@ const plainAncestors: object[] = [];
 const PLAIN_CYCLE_DEPTH = 4;
 
 /**
+ * What copyFrozen learns of one element of a big array's slice for the slice's ChunkShape, at no
+ * second walk: the keys at which the element holds containers (the first `count` of `keys`),
+ * whether any container holds another (`deep`), and whether the quick copy took the element at
+ * all (`taken`: the walker learns nothing). One per call of snapshotFrozenJsonInChunks, passed
+ * down, so that a getter copying another value meanwhile learns nothing into it.
+ */
+interface ShapeLearner {
+  keys: string[];
+  count: number;
+  deep: boolean;
+  taken: boolean;
+}
+
+/** Whether the element `learner` just learnt held containers at the keys `shape` names, in its order. */
+function sameKeys(shape: string[], learner: ShapeLearner): boolean {
+  if (learner.count !== shape.length) return false;
+  for (let i = 0; i < learner.count; i++) if (learner.keys[i] !== shape[i]) return false;
+  return true;
+}
+
+/**
  * The frozen copy of `input` (arrays left unfrozen, in `arrays`, when given), as the walker makes
  * it in modes COPY_AND_FREEZE and COPY_AND_FREEZE_OBJECTS. Plain values no deeper than
  * {@link PLAIN_DEPTH} are copied by {@link copyPlain}; anything else, and any value that is not
  * lossless JSON, is left to the walker, which reads it again from the start (so a getter of such a
  * value may be read twice; the copy comes from one reading) and names what is wrong.
  */
-function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number): unknown {
+function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number, learner?: ShapeLearner): unknown {
+  if (learner !== undefined) learner.taken = true;
   if (typeof input === 'object' && input !== null && !inheritsEnumerableKeys()) {
     const mark = arrays === undefined ? 0 : arrays.length;
     try {
-      const copy = copyPlain(input, 0, arrays);
+      const copy = copyPlain(input, 0, arrays, learner);
       if (copy !== LEFT) return copy;
     } catch {
       // a getter or proxy threw: the walker says where
@@ -235,6 +278,7 @@ function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootInde
   } else if (isJsonScalar(input)) {
     return input;
   }
+  if (learner !== undefined) learner.taken = false;
   return walk(input, root, arrays === undefined ? COPY_AND_FREEZE : COPY_AND_FREEZE_OBJECTS, arrays, rootIndex);
 }
 
@@ -245,7 +289,7 @@ function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootInde
  * The copy is the spread's, so a key named `__proto__` is already its own property there, and
  * assigning its copied value does not reach the prototype.
  */
-function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined): unknown {
+function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, learner: ShapeLearner | undefined): unknown {
   if (depth >= PLAIN_CYCLE_DEPTH) plainAncestors[depth] = src;
   if (Array.isArray(src)) {
     if (Object.getPrototypeOf(src) !== arrayProto) return LEFT;
@@ -257,7 +301,9 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined):
     for (let i = 0; i < length; i++) {
       const value: unknown = src[i];
       if (typeof value === 'object' && value !== null) {
-        const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays) : LEFT;
+        // An array holding a container has no ChunkShape, whatever its depth.
+        if (learner !== undefined) learner.deep = true;
+        const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays, learner) : LEFT;
         if (child === LEFT) return LEFT;
         copy[i] = child;
       } else if (isJsonScalar(value)) {
@@ -283,7 +329,11 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined):
     count++;
     const value = copy[key];
     if (typeof value === 'object' && value !== null) {
-      const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays) : LEFT;
+      if (learner !== undefined) {
+        if (depth === 0) learner.keys[learner.count++] = key;
+        else learner.deep = true;
+      }
+      const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays, learner) : LEFT;
       if (child === LEFT) return LEFT;
       copy[key] = child;
     } else if (!isJsonScalar(value)) {

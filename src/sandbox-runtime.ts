@@ -4,6 +4,8 @@
  * cross it as JSON text only.
  */
 
+import type { ValueChunkSink } from './value-chunks.ts';
+
 export type SandboxFailureKind =
   | 'syntax'
   | 'typecheck'
@@ -77,7 +79,7 @@ export interface SandboxRunRequest {
    * The host side of a stub. Called in submission order with the argument
    * object's JSON text (already checked lossless inside the isolate).
    */
-  callTool(name: string, argsJson: string, onValueChunk?: (json: string) => void): Promise<SandboxCallOutcome>;
+  callTool(name: string, argsJson: string, onValueChunk?: ValueChunkSink): Promise<SandboxCallOutcome>;
   limits: SandboxLimits;
   signal: AbortSignal;
   /** Each console line as it is logged (after formatting). */

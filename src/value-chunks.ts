@@ -6,11 +6,11 @@
  * (json.ts, snapshotFrozenJsonInChunks); the value then says how many went. A value that did not go
  * in chunks (not a big array, or replaced afterwards by a hook) goes whole, as its text.
  */
-import { JSON_CHUNK_ELEMENTS, type FrozenJson, type JsonValue } from './json.ts';
+import { JSON_CHUNK_ELEMENTS, type ChunkShape, type FrozenJson, type JsonValue } from './json.ts';
 import type { DispatchRequest } from './tool.ts';
 
-/** Takes the JSON text of one chunk: an array of the next slice of the value's elements. */
-export type ValueChunkSink = (json: string) => void;
+/** Takes the JSON text of one chunk (an array of the next slice of the value's elements) and its {@link ChunkShape}. */
+export type ValueChunkSink = (json: string, shape: ChunkShape) => void;
 
 // Every nested call of an in-process run asks, and most values are small: a property under a
 // symbol of this module's own, not a WeakMap entry per call (an ephemeron the collector traces).

@@ -17,7 +17,7 @@
  */
 import type { EventSink, NewToolEvent } from '../events.ts';
 import { jsonTextOf, type JsonValue } from '../json.ts';
-import { chunksOf, requestValueChunks } from '../value-chunks.ts';
+import { chunksOf, requestValueChunks, type ValueChunkSink } from '../value-chunks.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
@@ -77,7 +77,7 @@ interface Pending {
   args: JsonValue;
   safe: boolean;
   /** The sandbox takes the value a slice at a time (value-chunks.ts). */
-  onValueChunk: ((json: string) => void) | undefined;
+  onValueChunk: ValueChunkSink | undefined;
   resolve(outcome: SandboxCallOutcome): void;
   /** This call's dispatch (post-execute included) has settled. */
   done: boolean;
@@ -125,7 +125,7 @@ export class RunScheduler {
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
-  readonly callTool = (name: string, argsJson: string, onValueChunk?: (json: string) => void): Promise<SandboxCallOutcome> => {
+  readonly callTool = (name: string, argsJson: string, onValueChunk?: ValueChunkSink): Promise<SandboxCallOutcome> => {
     const o = this.#options;
     if (this.#closed) return Promise.resolve(aborted(name, ''));
     // Defence in depth: the guest already refuses an argument with more characters than the limit

@@ -6,6 +6,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
+import type { JsonValue } from '../../src/json.ts';
 import { createBench, valueOf, type Bench } from './harness.ts';
 
 let bench: Bench;
@@ -42,6 +43,40 @@ it('a big array arrives whole: plain, deep-frozen, in order, untouched by index 
   // The nested call's durable event holds its rendered content, as for a value sent whole.
   const dispatched = bench.sink.events('s1').filter((event) => event.type === 'tool/ptc-dispatch');
   expect(dispatched.map((event) => ('content' in event ? event.content : undefined))).toEqual([[{ type: 'text', text: `${ROWS} rows` }]]);
+});
+
+it('a big array of mixed shapes arrives whole and frozen to the last container, whichever way each slice was frozen', async () => {
+  // Most slices have one shape (the host names it and the guest freezes by it); some do not: a row
+  // with a container one level deeper, a null among the rows, an array of arrays.
+  const mixed = rows(ROWS).map((row, i): JsonValue =>
+    i === 1_300 ? { ...row, meta: { deep: { list: [i] } } } : i === 2_600 ? null : i === 3_900 ? [1, [2, [3]]] : row,
+  );
+  bench = createBench();
+  bench.registry.register(
+    defineTool({
+      name: 'mixed',
+      description: 'Returns rows of several shapes.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'rows' }] },
+      isConcurrencySafe: () => true,
+      execute: async () => mixed,
+    }),
+  );
+  const result = await bench.runCode(
+    `const value = await tools.mixed({});
+     let containers = 0, unfrozen = 0;
+     const visit = (node: unknown): void => {
+       if (typeof node !== 'object' || node === null) return;
+       containers++;
+       if (!Object.isFrozen(node)) unfrozen++;
+       for (const child of Object.values(node)) visit(child);
+     };
+     visit(value);
+     return { containers, unfrozen, text: JSON.stringify(value) };`,
+  );
+  // Two per row (itself, its tags) but for the null and the array of arrays; the outer array; the
+  // deep row's three more; the array of arrays' three.
+  expect(valueOf(result).result).toEqual({ containers: 2 * (ROWS - 2) + 1 + 3 + 3, unfrozen: 0, text: JSON.stringify(mixed) });
 });
 
 it('several big values at once each arrive whole', async () => {

@@ -2,15 +2,20 @@
  * snapshotFrozenJsonInChunks (src/json.ts): a big array's copy handed out a slice of elements at a
  * time, with the same value, checks, error paths and single reads as the one-walk snapshot.
  */
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { JSON_CHUNK_ELEMENTS, JSON_FIRST_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonInChunks } from '../../src/json.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, tags: ['a', String(i)], nested: { ok: i % 2 === 0 } }));
 
-function chunked(input: unknown): { value: unknown; chunks: number; texts: string[] } {
+function chunked(input: unknown): { value: unknown; chunks: number; texts: string[]; shapes: string[] } {
   const texts: string[] = [];
-  const { value, chunks } = snapshotFrozenJsonInChunks(input, 'value', (json) => texts.push(json));
-  return { value, chunks, texts };
+  const shapes: string[] = [];
+  const { value, chunks } = snapshotFrozenJsonInChunks(input, 'value', (json, shape) => {
+    texts.push(json);
+    shapes.push(shape);
+  });
+  return { value, chunks, texts, shapes };
 }
 
 function lossy(input: unknown): { path: string; message: string } {
@@ -121,5 +126,46 @@ describe('snapshotFrozenJsonInChunks', () => {
     });
     expect(lossy(claims).path).toBe('value');
     expect(reads).toBeLessThan(10);
+  });
+  describe("each slice's shape: where its elements hold containers", () => {
+    const slices = (input: unknown[]) => chunked(input).shapes;
+
+    it('names the keys at which every element holds a container of scalars', () => {
+      // rows(): { id, tags: [...], nested: { ok } }, in that order.
+      expect(slices(rows(2_500))).toEqual(Array(4).fill('["tags","nested"]'));
+      // Scalars, and containers of scalars: no key to name.
+      const leaves = Array.from({ length: 2_500 }, (_, i) => (i % 3 === 0 ? i : i % 3 === 1 ? [i, 'x'] : { i }));
+      expect(slices(leaves)).toEqual(Array(4).fill('[]'));
+    });
+
+    it('is unknown for a slice where one element differs, holds a container deeper, or was copied by the walker', () => {
+      const extraKey: unknown[] = rows(2_500);
+      (extraKey[1_000] as Record<string, unknown>).more = [1];
+      const deeper: unknown[] = rows(2_500);
+      (deeper[1_300] as Record<string, unknown>).tags = [{ deep: true }];
+      const reordered: unknown[] = rows(2_500);
+      const { id, tags, nested } = reordered[1_700] as { id: number; tags: string[]; nested: object };
+      reordered[1_700] = { id, nested, tags };
+      const scalarAmongRows: unknown[] = rows(2_500);
+      scalarAmongRows[2_300] = null;
+      const fromAnotherRealm: unknown[] = rows(2_500);
+      fromAnotherRealm[100] = vm.runInNewContext('({ id: 100, tags: ["a"], nested: { ok: true } })');
+      const shaped = '["tags","nested"]';
+      // Slices: elements 0-249, 250-1249, 1250-2249, 2250-2499.
+      expect(slices(extraKey)).toEqual([shaped, '', shaped, shaped]);
+      expect(slices(deeper)).toEqual([shaped, shaped, '', shaped]);
+      expect(slices(reordered)).toEqual([shaped, shaped, '', shaped]);
+      expect(slices(scalarAmongRows)).toEqual([shaped, shaped, shaped, '']);
+      expect(slices(fromAnotherRealm)).toEqual(['', shaped, shaped, shaped]);
+    });
+
+    it('learns nothing from another value a getter copies meanwhile', () => {
+      const input: unknown[] = rows(2_500);
+      Object.defineProperty(input[10], 'id', {
+        get: () => (snapshotFrozenJson({ other: [1], more: { a: 1 } }), 10),
+        enumerable: true,
+      });
+      expect(slices(input)).toEqual(Array(4).fill('["tags","nested"]'));
+    });
   });
 });
