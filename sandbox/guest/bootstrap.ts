@@ -299,8 +299,8 @@ export function installGuest(
     for (const _key in objectProto) return false;
     return true;
   });
-  // Named: V8 is told not to optimize this one function (sandbox/guest-tiering.ts), whose compiled
-  // code would serve one context and be thrown away.
+  // Named with the prefix V8 is told not to optimize (sandbox/guest-tiering.ts): compiled, its code
+  // would serve one context and be thrown away.
   const deepFreeze = (function ptcGuestFreeze(value: unknown): unknown {
     if (typeof value !== 'object' || value === null) return value;
     const plain = inheritsNoKeys();
