@@ -103,7 +103,13 @@ async function main(): Promise<void> {
   }
   const here = fileURLToPath(new URL('..', import.meta.url));
   const git = (...args: string[]): string => execFileSync('git', ['-C', here, ...args], { encoding: 'utf8' }).trim();
-  const commit = git('rev-parse', '--verify', `${options.commit}^{commit}`);
+  let commit: string;
+  try {
+    commit = git('rev-parse', '--verify', '--quiet', `${options.commit}^{commit}`);
+  } catch {
+    console.error(`bench:ab: ${JSON.stringify(options.commit)} names no commit of this repository (try a hash, a branch or HEAD~1)`);
+    process.exit(2);
+  }
   const other = join(mkdtempSync(join(tmpdir(), 'ptc-bench-ab-')), 'tree');
   git('worktree', 'add', '--detach', '--quiet', other, commit);
   const trees: Tree[] = [];
