@@ -1,8 +1,9 @@
 /**
- * sandbox/guest-tiering.ts: V8 does not optimize the guest's freeze, whose compiled code would
- * serve one context. Seen through V8's own trace of its optimizing compilers, in a process of its
- * own; a process started with a filter of its own keeps it, which is also the control: there the
- * same runs do optimize the freeze, so the trace would show it if the filter failed.
+ * sandbox/guest-tiering.ts: V8 does not optimize the guest's freezes (of values sent whole, and of
+ * slices by their shape), whose compiled code would serve one context. Seen through V8's own trace
+ * of its optimizing compilers, in a process of its own; a process started with a filter of its own
+ * keeps it, which is also the control: there the same runs do optimize the freezes, so the trace
+ * would show them if the filters failed.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -23,15 +24,15 @@ function freezeCompiles(trace: string): string[] {
   return trace.split('\n').filter((line) => /compiling|optimizing/.test(line) && line.includes(`<JSFunction ${GUEST_FREEZE_PREFIX}`));
 }
 
-describe("the guest's freeze and V8's optimizing compilers", () => {
-  it('runs unoptimized, whole values and slices alike: neither Maglev nor TurboFan compiles it, however much it freezes', { timeout: 60_000 }, async () => {
+describe("the guest's freezes and V8's optimizing compilers", () => {
+  it('run unoptimized, whole values and slices alike: neither Maglev nor TurboFan compiles them, however much they freeze', { timeout: 60_000 }, async () => {
     const { code, stdout } = await runProbe([]);
     expect(code).toBe(0);
     expect(stdout.trim().split('\n').at(-1)).toBe(JSON.stringify(Array(6).fill('10000')));
     expect(freezeCompiles(stdout)).toEqual([]);
   });
 
-  it('is optimized as usual in a process started with a filter of its own (which it keeps)', { timeout: 60_000 }, async () => {
+  it('are optimized as usual in a process started with a filter of its own (which it keeps)', { timeout: 60_000 }, async () => {
     const { code, stdout } = await runProbe(['--turbo-filter=*']);
     expect(code).toBe(0);
     expect(freezeCompiles(stdout).length).toBeGreaterThan(0);
