@@ -12,7 +12,7 @@
  * (one process has one set: sandbox/guest-tiering.ts sets its filters for both).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -110,7 +110,8 @@ async function main(): Promise<void> {
     console.error(`bench:ab: ${JSON.stringify(options.commit)} names no commit of this repository (try a hash, a branch or HEAD~1)`);
     process.exit(2);
   }
-  const other = join(mkdtempSync(join(tmpdir(), 'ptc-bench-ab-')), 'tree');
+  const scratch = mkdtempSync(join(tmpdir(), 'ptc-bench-ab-'));
+  const other = join(scratch, 'tree');
   git('worktree', 'add', '--detach', '--quiet', other, commit);
   const trees: Tree[] = [];
   try {
@@ -150,6 +151,7 @@ async function main(): Promise<void> {
   } finally {
     for (const tree of trees) await tree.close();
     git('worktree', 'remove', '--force', other);
+    rmSync(scratch, { recursive: true, force: true });
   }
 }
 
