@@ -96,8 +96,8 @@ export interface InProcessRuntimeOptions {
    * cleanly (its program settled, no tool call in flight, nothing scheduled for later by a
    * `FinalizationRegistry` or `Atomics.waitAsync`, heap in use under 1/16 of its limit and
    * 8 MiB) leaves its isolate with a fresh context in it; the session's next run skips the
-   * isolate's constructor and disposal
-   * (100 sequential calls, 8 runs at once: 1.3 to 1.7 times the runs/s). Runs of different
+   * isolate's constructor and disposal (100 sequential calls, 8 runs at once: 1.3 to 1.7 times
+   * the runs/s). Runs of different
    * sessions never share an isolate; `registry.dispatch` puts calls without a `sessionId` in
    * session `default`, so those do. Default 16; 0 disposes every isolate after its run.
    */
