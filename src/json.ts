@@ -81,13 +81,27 @@ export function snapshotFrozenJsonWithText(input: unknown, root = 'value'): Froz
   return value as FrozenJson<JsonValue>;
 }
 
-/** Elements per chunk of {@link snapshotFrozenJsonInChunks}: arrays of at least two chunks go in chunks. */
+/**
+ * Most elements per chunk of {@link snapshotFrozenJsonInChunks}; arrays of at least two times this
+ * many go in chunks.
+ */
 export const JSON_CHUNK_ELEMENTS = 1_000;
 /**
  * Elements of the first chunk: fewer, because the consumer has nothing to parse until it comes
  * (the peer bench's 1 MB row: about 8 % less time than a first chunk of 1,000).
  */
 export const JSON_FIRST_CHUNK_ELEMENTS = 250;
+/**
+ * The length of text each later chunk aims at. V8 puts a string of over 128 KiB in its
+ * large-object space, a mapping of its own, page-faulted in as it is written and unmapped once
+ * collected: a 132 KB slice of the 1 MB bench value took its stringify 44 % longer (330 page
+ * faults per MB of text) than slices under that size, and the sandbox that copied it in paid the
+ * same. 56,000 characters stay under it even as two-byte text (16 bytes and 2 per character),
+ * with room for slices whose elements are larger than the average so far.
+ */
+export const JSON_CHUNK_CHARS = 56_000;
+/** Fewest elements per later chunk, however large they are: a slice per element would cost more than its size. */
+const JSON_CHUNK_MIN_ELEMENTS = 16;
 
 /**
  * What a consumer may take for granted about the containers in a slice's elements, so that it can
@@ -100,10 +114,12 @@ export const JSON_FIRST_CHUNK_ELEMENTS = 250;
 export type ChunkShape = string;
 
 /**
- * {@link snapshotFrozenJson} of an array of at least two chunks of elements, handing `onChunk` the
- * JSON text of each slice of {@link JSON_CHUNK_ELEMENTS} elements (an array of them; the first has
- * {@link JSON_FIRST_CHUNK_ELEMENTS}) as soon as its copy is made: a consumer parses one slice while
- * the next is copied. Each element is read once, as in the one-walk snapshot; the array's own
+ * {@link snapshotFrozenJson} of an array of at least two times {@link JSON_CHUNK_ELEMENTS} elements,
+ * handing `onChunk` the JSON text of each slice (an array of its elements) as soon as its copy is
+ * made: a consumer parses one slice while the next is copied. The first slice has
+ * {@link JSON_FIRST_CHUNK_ELEMENTS} elements; each later one as many as make about
+ * {@link JSON_CHUNK_CHARS} characters of text at the average length so far (at most
+ * {@link JSON_CHUNK_ELEMENTS}). Each element is read once, as in the one-walk snapshot; the array's own
  * shape (prototype, keys) is checked after its elements. With each text goes the slice's
  * {@link ChunkShape}, learnt during the copy at no second walk.
  * Anything else is taken whole ({@link snapshotFrozenJsonWithText}).
@@ -125,8 +141,9 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
   const copy = new Array<unknown>(length);
   let chunks = 0;
   const learner: ShapeLearner = { keys: [], count: 0, deep: false, taken: false };
-  for (let start = 0, end = 0; start < length; start = end) {
-    end = Math.min(length, start + (start === 0 ? JSON_FIRST_CHUNK_ELEMENTS : JSON_CHUNK_ELEMENTS));
+  let chars = 0;
+  for (let start = 0, end = 0, next = JSON_FIRST_CHUNK_ELEMENTS; start < length; start = end) {
+    end = Math.min(length, start + next);
     const arrays: unknown[][] = [];
     const slice = new Array<unknown>(end - start);
     // The containers of the slice's first element, by key, then checked against each other's.
@@ -154,8 +171,11 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
       else shaped = sameKeys(shape, learner);
     }
     // As in snapshotFrozenJsonWithText: the text before the arrays are frozen.
-    onChunk(JSON.stringify(slice), shaped && shape !== undefined ? JSON.stringify(shape) : '');
+    const text = JSON.stringify(slice);
+    onChunk(text, shaped && shape !== undefined ? JSON.stringify(shape) : '');
     chunks++;
+    chars += text.length;
+    next = Math.min(JSON_CHUNK_ELEMENTS, Math.max(JSON_CHUNK_MIN_ELEMENTS, Math.floor((JSON_CHUNK_CHARS * end) / chars)));
     for (let i = 0; i < arrays.length; i++) Object.freeze(arrays[i]);
     for (let i = 0; i < slice.length; i++) copy[start + i] = slice[i];
   }

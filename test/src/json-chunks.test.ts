@@ -4,7 +4,7 @@
  */
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { JSON_CHUNK_ELEMENTS, JSON_FIRST_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonInChunks } from '../../src/json.ts';
+import { JSON_CHUNK_CHARS, JSON_CHUNK_ELEMENTS, JSON_FIRST_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonInChunks } from '../../src/json.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, tags: ['a', String(i)], nested: { ok: i % 2 === 0 } }));
 
@@ -56,6 +56,28 @@ describe('snapshotFrozenJsonInChunks', () => {
     expect([Object.isFrozen(copy), Object.isFrozen(copy[2400]), Object.isFrozen(copy[2400].tags), Object.isFrozen(copy[2400].nested)]).toEqual([true, true, true, true]);
     // No whole text was made with it: one is made on demand, and it is right.
     expect(jsonTextOf(copy)).toBe(JSON.stringify(input));
+  });
+
+  it('sizes the slices after the first by their text: about JSON_CHUNK_CHARS characters, under V8\'s large-object size even as two-byte text', () => {
+    // Rows of about 330 characters of text: 1,000 of them would make a 330,000-character slice.
+    const wide = Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: 'x'.repeat(300 + (i % 7)) }));
+    const { value, texts } = chunked(wide);
+    expect((JSON.parse(texts[0]) as unknown[]).length).toBe(JSON_FIRST_CHUNK_ELEMENTS);
+    for (const text of texts.slice(1, -1)) {
+      expect(text.length).toBeLessThanOrEqual(JSON_CHUNK_CHARS + 400);
+      expect(text.length).toBeGreaterThan(JSON_CHUNK_CHARS - 400);
+    }
+    // 16 bytes of header and 2 per character: a two-byte string under V8's 128 KiB threshold.
+    for (const text of texts.slice(1)) expect(16 + 2 * text.length).toBeLessThan(128 * 1024);
+    expect(texts.flatMap((text) => JSON.parse(text) as unknown[])).toEqual(wide);
+    expect(value).toEqual(wide);
+
+    // Elements of over JSON_CHUNK_CHARS each still go a few at a time, not one per slice.
+    const huge = Array.from({ length: 2_000 }, (_, i) => ({ id: i, text: 'y'.repeat(JSON_CHUNK_CHARS) }));
+    const hugeTexts = chunked(huge).texts;
+    expect(hugeTexts.slice(1).map((text) => (JSON.parse(text) as unknown[]).length)).toEqual(
+      Array.from({ length: Math.ceil((2_000 - JSON_FIRST_CHUNK_ELEMENTS) / 16) }, (_, k) => Math.min(16, 2_000 - JSON_FIRST_CHUNK_ELEMENTS - 16 * k)),
+    );
   });
 
   it('takes smaller arrays and other values whole, handing nothing out', () => {
