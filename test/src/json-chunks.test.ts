@@ -3,7 +3,7 @@
  * time, with the same value, checks, error paths and single reads as the one-walk snapshot.
  */
 import vm from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JSON_CHUNK_CHARS, JSON_CHUNK_ELEMENTS, JSON_FIRST_CHUNK_ELEMENTS, jsonTextOf, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonInChunks } from '../../src/json.ts';
 
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i, tags: ['a', String(i)], nested: { ok: i % 2 === 0 } }));
@@ -139,6 +139,27 @@ describe('snapshotFrozenJsonInChunks', () => {
       expect(texts.length).toBeGreaterThan(0);
       expect(violation).toEqual(oneWalk(input));
     }
+  });
+
+  it("checks a clean big array's own keys without listing its indices, and an array with a hidden accessor the full way, its getter unread", () => {
+    // A list of 2,500 indices is what the check avoids; the inspector names the other keys.
+    const input = rows(2_500);
+    const ownKeys = vi.spyOn(Reflect, 'ownKeys');
+    const names = vi.spyOn(Object, 'getOwnPropertyNames');
+    try {
+      expect(chunked(input).value).toEqual(input);
+      expect([...ownKeys.mock.calls, ...names.mock.calls].filter(([target]) => target === input)).toEqual([]);
+    } finally {
+      ownKeys.mockRestore();
+      names.mockRestore();
+    }
+
+    let reads = 0;
+    const accessor: unknown[] = rows(2_500);
+    Object.defineProperty(accessor, 'extra', { get: () => ++reads, enumerable: false });
+    expect(lossy(accessor)).toEqual(oneWalk(accessor));
+    expect(lossy(accessor).path).toBe('value');
+    expect(reads).toBe(0);
   });
 
   it('copies nothing of an array whose key list is shorter than its length (a lying proxy)', () => {

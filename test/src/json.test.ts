@@ -41,6 +41,17 @@ function lossyCases(): [string, unknown, string, RegExp][] {
   const { proxy: revoked, revoke } = Proxy.revocable({}, {});
   revoke();
   const throwingKeys = new Proxy({}, { ownKeys: () => { throw new Error('no keys'); } });
+  // Long arrays (300 elements) have their keys checked another way than short ones (json.ts, hasElementsOnly).
+  const long = (): number[] => Array.from({ length: 300 }, (_, i) => i);
+  const longSparse = long();
+  delete longSparse[150];
+  const longExtraKey = Object.assign(long(), { extra: true });
+  const longHidden = long();
+  Object.defineProperty(longHidden, 'hidden', { value: 2, enumerable: false });
+  const longSymbol = long();
+  Object.defineProperty(longSymbol, Symbol('t'), { value: 2, enumerable: false });
+  const longGetter = long();
+  Object.defineProperty(longGetter, 'lazy', { get: () => 2, enumerable: false });
 
   const cases: [string, unknown, string, RegExp][] = [
     ['undefined at the root', undefined, 'value', /undefined/],
@@ -68,6 +79,11 @@ function lossyCases(): [string, unknown, string, RegExp][] {
     ['throwing getter', { deep: [throwingGetter] }, 'value.deep[0].boom', /could not be read/],
     ['revoked proxy', { p: revoked }, 'value.p', /could not be read/],
     ['throwing ownKeys trap', [throwingKeys], 'value[0]', /could not be read/],
+    ['long sparse array', { list: longSparse }, 'value.list', /sparse|hole/],
+    ['long array with an extra key', { list: longExtraKey }, 'value.list', /extra key "extra"/],
+    ['long array with a non-enumerable key', { list: longHidden }, 'value.list', /extra key "hidden"/],
+    ['long array with a symbol key', { list: longSymbol }, 'value.list', /symbol key t/],
+    ['long array with a getter key', { list: longGetter }, 'value.list', /extra key "lazy"/],
   ];
   return cases;
 }
