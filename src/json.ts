@@ -181,11 +181,9 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
     for (let i = 0; i < slice.length; i++) copy[start + i] = slice[i];
   }
   // The array itself as the walk checks it (its prototype, its keys), last: the consumer is idle
-  // until the first slice comes. A clean array is told by its rendering, not its key list.
+  // until the first slice comes.
   try {
-    if (!hasElementsOnly(input as unknown[], length) && enter(input as unknown[], false).length !== length) {
-      throw new Violation('has keys that changed while being read');
-    }
+    if (enter(input as unknown[], false).length !== length) throw new Violation('has keys that changed while being read');
   } catch (error) {
     throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
   }
@@ -558,12 +556,14 @@ function enter(src: object, copy: boolean): Frame {
       throw new Violation('is an instance of an Array subclass: use a plain array');
     }
     const length = src.length;
-    // One key list, symbols included: an array has elements, so V8 takes its uncached
-    // path for getOwnPropertyNames and Reflect.ownKeys alike, and one Reflect.ownKeys
-    // costs less than getOwnPropertyNames + getOwnPropertySymbols. For plain objects
-    // the opposite holds (getOwnPropertyNames is served from the enum cache).
-    const own = Reflect.ownKeys(src);
-    if (own.length !== length + 1) checkArrayKeys(src, own, length);
+    // A long array by its rendering; else one key list, symbols included: an array has elements,
+    // so V8 takes its uncached path for getOwnPropertyNames and Reflect.ownKeys alike, and one
+    // Reflect.ownKeys costs less than getOwnPropertyNames + getOwnPropertySymbols. For plain
+    // objects the opposite holds (getOwnPropertyNames is served from the enum cache).
+    if (length < INSPECTED_LENGTH || !hasElementsOnly(src, length)) {
+      const own = Reflect.ownKeys(src);
+      if (own.length !== length + 1) checkArrayKeys(src, own, length);
+    }
     return { src, dst: copy ? [] : undefined, keys: null, length, index: -1, filled: false };
   }
   const proto = Object.getPrototypeOf(src) as object | null;
