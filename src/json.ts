@@ -201,16 +201,17 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
  * otherwise) answers false, and the caller's full check decides.
  */
 function hasElementsOnly(array: unknown[], length: number): boolean {
-  if (length < 2 || types.isProxy(array) || Object.getPrototypeOf(array) !== arrayProto || Object.keys(array).length !== length) return false;
+  if (types.isProxy(array) || Object.getPrototypeOf(array) !== arrayProto || Object.keys(array).length !== length) return false;
   return inspect(array, ELEMENTS_ONLY) === `[ ... ${length} more items, [length]: ${length} ]`;
 }
 
 /** Length from which {@link hasElementsOnly} costs less than a key list (about 70 elements on this machine). */
 const INSPECTED_LENGTH = 256;
 
-/** Every key shown (hidden ones and symbols too), no element, no getter called, on one line. */
+/** Every key shown (hidden ones and symbols too), no element, no getter called, on one line, whatever util.inspect.defaultOptions say. */
 const ELEMENTS_ONLY = {
   showHidden: true,
+  colors: false,
   depth: 0,
   maxArrayLength: 0,
   getters: false,
