@@ -20,11 +20,12 @@ import { parseArgs } from 'node:util';
 import { median } from './section.ts';
 import { BIG, dataTools, echoTool, SUM_OF_PAGES } from './workloads.ts';
 
-const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|pages|seq] [--pairs N]
+const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq] [--pairs N]
 
 Times this working tree (B) against <commit> (A), runs alternated in one process.
   <commit>           any git revision: a hash, a branch, HEAD~3
   --workload <name>  big: a tool returning 1 MB of 10,000 rows (default)
+                     wrapped: the same rows as a member of an object ({ total, items })
                      pages: 50 pages of 100 rows in Promise.all, reduced in the sandbox
                      seq: 100 sequential calls of a tool echoing a number
   --pairs <n>        pairs of runs, one of each tree (default 60)
@@ -32,6 +33,7 @@ Times this working tree (B) against <commit> (A), runs alternated in one process
 
 const WORKLOADS = {
   big: { program: 'const rows = await tools.big({}); return rows.length;', expect: BIG.length },
+  wrapped: { program: 'const page = await tools.wrapped({}); return page.items.length;', expect: BIG.length },
   pages: {
     program:
       'const pages = await Promise.all(Array.from({ length: 50 }, (_, p) => tools.page({ page: p })));\n' +

@@ -21,13 +21,22 @@ export const PAGES = Array.from({ length: 50 }, (_, p) => BIG.slice(p * 100, p *
 export const SUM_OF_PAGES = PAGES.flat().reduce((sum, row) => sum + (row.active ? row.score : 0), 0);
 
 /**
- * `big` (returns {@link BIG}) and `page` (one of {@link PAGES}), concurrency-safe, made by the
- * `defineTool` given: the A/B bench passes each tree's own.
+ * `big` (returns {@link BIG}), `wrapped` (returns it as `{ total, items }`, as structured content
+ * holds rows) and `page` (one of {@link PAGES}), concurrency-safe, made by the `defineTool` given:
+ * the A/B bench passes each tree's own.
  */
 export function dataTools(defineTool: typeof DefineTool) {
   const output = { schema: { type: 'json' }, render: (_args: unknown, value: unknown) => [{ type: 'text' as const, text: `${(value as unknown[]).length} rows` }] } as const;
   return [
     defineTool({ name: 'big', description: 'Returns 10,000 rows.', parameters: {}, output, isConcurrencySafe: () => true, execute: async () => BIG }),
+    defineTool({
+      name: 'wrapped',
+      description: 'Returns 10,000 rows as the member of an object.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [{ type: 'text' as const, text: `${BIG.length} rows` }] },
+      isConcurrencySafe: () => true,
+      execute: async () => ({ total: BIG.length, items: BIG }),
+    }),
     defineTool({
       name: 'page',
       description: 'Returns one page of 100 rows.',

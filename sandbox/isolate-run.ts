@@ -16,7 +16,7 @@ import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-
 
 /** What the host answers to the guest; set per run, before the program starts. */
 interface Bindings {
-  /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`). */
+  /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`, see GuestApi.chunk). */
   call(name: string, argsJson: string, onValueChunk: ValueChunkSink): Promise<string>;
   log(level: string, text: string): void;
   timer(id: number, ms: number): Promise<string>;
@@ -548,7 +548,9 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
 
   const encodeOutcome = (outcome: SandboxCallOutcome): string => {
     if (outcome.ok) {
-      if (typeof outcome.chunks === 'number' && outcome.chunks > 0) return `C${outcome.chunks}`;
+      if (typeof outcome.chunks === 'number' && outcome.chunks > 0) {
+        return outcome.chunkedKey === undefined ? `C${outcome.chunks}` : `C${outcome.chunks}\n${JSON.stringify(outcome.chunkedKey)}\n${outcome.valueJson}`;
+      }
       return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
     }
     if ('fatal' in outcome) {

@@ -115,29 +115,103 @@ const JSON_CHUNK_MIN_ELEMENTS = 16;
 export type ChunkShape = string;
 
 /**
- * {@link snapshotFrozenJson} of an array of at least two times {@link JSON_CHUNK_ELEMENTS} elements,
- * handing `onChunk` the JSON text of each slice (an array of its elements) as soon as its copy is
- * made: a consumer parses one slice while the next is copied. The first slice has
- * {@link JSON_FIRST_CHUNK_ELEMENTS} elements; each later one as many as make about
- * {@link JSON_CHUNK_CHARS} characters of text at the average length so far (at most
- * {@link JSON_CHUNK_ELEMENTS}). Each element is read once, as in the one-walk snapshot; the array's own
- * shape (prototype, keys) is checked after its elements. With each text goes the slice's
- * {@link ChunkShape}, learnt during the copy at no second walk.
- * Anything else is taken whole ({@link snapshotFrozenJsonWithText}).
- * Returns the value and how many chunks went (0: none, the whole text is remembered instead). Same
- * errors as {@link snapshotJson}; chunks handed out before an error are void.
+ * What {@link snapshotFrozenJsonInChunks} made: the value, how many chunks went (0: none, the whole
+ * text is remembered instead), and, when the chunks were a member of the value (an object's big
+ * array), that member's key and the value's JSON text with that member `null`.
  */
-export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string, shape: ChunkShape) => void): { value: FrozenJson<JsonValue>; chunks: number } {
-  let length = 0;
+export interface ChunkedSnapshot {
+  value: FrozenJson<JsonValue>;
+  chunks: number;
+  member?: { key: string; frameJson: string };
+}
+
+/**
+ * {@link snapshotFrozenJson} of a big array (at least two times {@link JSON_CHUNK_ELEMENTS}
+ * elements), or of a plain object with one as a member (its first such: an MCP tool's structured
+ * content is always an object, its rows a member), handing `onChunk` the JSON text of each slice of
+ * that array (an array of its elements) as soon as its copy is made: a consumer parses one slice
+ * while the next is copied. The first slice has {@link JSON_FIRST_CHUNK_ELEMENTS} elements; each
+ * later one as many as make about {@link JSON_CHUNK_CHARS} characters of text at the average
+ * length so far (at most {@link JSON_CHUNK_ELEMENTS}). Each element and member is read once, as in
+ * the one-walk snapshot; the array's own shape (prototype, keys) is checked after its elements.
+ * With each text goes the slice's {@link ChunkShape}, learnt during the copy at no second walk.
+ * Anything else is taken whole ({@link snapshotFrozenJsonWithText}). Same errors as
+ * {@link snapshotJson}; chunks handed out before an error are void.
+ */
+export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string, shape: ChunkShape) => void): ChunkedSnapshot {
+  const length = chunkableLength(input);
+  if (length !== 0) return copyInChunks(input as unknown[], length, root, onChunk, input);
+  if (!isPlainObjectCandidate(input)) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  // The object's own checks and one read of its members, as the walk's (a getter read here is not read again).
+  let frame: Frame;
+  try {
+    frame = enter(input, true);
+  } catch (error) {
+    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
+  }
+  // A getter threw while the members were read: the whole walk names it.
+  if (!frame.filled) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  const keys = frame.keys as string[];
+  const members = frame.dst as Record<string, unknown>;
+  let at = -1;
+  let memberLength = 0;
+  for (let k = 0; k < keys.length && at < 0; k++) {
+    memberLength = chunkableLength(members[keys[k]]);
+    if (memberLength !== 0) at = k;
+  }
+  // The members as read, not the input: nothing of it is read twice.
+  if (at < 0) return { value: snapshotFrozenJsonWithText(members, root), chunks: 0 };
+  try {
+    let chunks = 0;
+    // In key order, so that the first violation is the one the walk would name.
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      const path = appendKey(root, key);
+      if (members[key] === input) throw new LossyJsonError({ path, message: 'is a cycle: it contains itself' });
+      if (k !== at) {
+        members[key] = copyFrozen(members[key], path);
+        continue;
+      }
+      const chunked = copyInChunks(members[key] as unknown[], memberLength, path, onChunk, input);
+      members[key] = chunked.value;
+      chunks = chunked.chunks;
+    }
+    const key = keys[at];
+    const frameObject = { ...members };
+    frameObject[key] = null;
+    return { value: Object.freeze(members) as FrozenJson<JsonValue>, chunks, member: { key, frameJson: JSON.stringify(frameObject) } };
+  } catch (error) {
+    // A cycle through the object, met from inside a member, has a longer path from there than from
+    // the top: the walk of the whole value names each fault as snapshotJson does.
+    if (error instanceof LossyJsonError) walk(input, root, CHECK);
+    throw error;
+  }
+}
+
+/** Whether `value` is an object and no array (a revoked proxy is neither: the whole walk names it). */
+function isPlainObjectCandidate(value: unknown): value is object {
+  try {
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** The length of `value` if it is an array to take in chunks (long enough, no hole or extra enumerable key), else 0. */
+function chunkableLength(value: unknown): number {
   try {
     // Object.keys of a plain array is quick (V8 lists its indices from the elements, unlike the
-    // key list of every kind the full check below needs): a hole, an enumerable extra key or a
-    // proxy that lists fewer keys than its length ends the copy before it starts.
-    if (Array.isArray(input) && Object.keys(input).length === input.length) length = input.length;
+    // key list of every kind the full check needs): a hole, an enumerable extra key or a proxy
+    // that lists fewer keys than its length ends the copy before it starts.
+    if (Array.isArray(value) && value.length >= 2 * JSON_CHUNK_ELEMENTS && Object.keys(value).length === value.length) return value.length;
   } catch {
     // a revoked or throwing proxy: the whole walk says what is wrong with it
   }
-  if (length < 2 * JSON_CHUNK_ELEMENTS) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  return 0;
+}
+
+/** The chunked copy of `input`, an array of `length` elements at `root`, inside `outer` (itself, or the object holding it). */
+function copyInChunks(input: unknown[], length: number, root: string, onChunk: (json: string, shape: ChunkShape) => void, outer: unknown): ChunkedSnapshot {
   // Made at their length, not grown by push (see copyPlain).
   const copy = new Array<unknown>(length);
   let chunks = 0;
@@ -153,15 +227,15 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
     for (let i = start; i < end; i++) {
       let element: unknown;
       try {
-        element = (input as unknown[])[i];
-        if (element === undefined && !Object.hasOwn(input as unknown[], i)) {
+        element = input[i];
+        if (element === undefined && !Object.hasOwn(input, i)) {
           throw new Violation(sparseArray(i));
         }
       } catch (error) {
         const message = error instanceof Violation ? error.message : UNREADABLE;
         throw new LossyJsonError({ path: error instanceof Violation ? root : appendIndex(root, i), message });
       }
-      if (element === input) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
+      if (element === input || element === outer) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
       learner.count = 0;
       learner.deep = false;
       // The element's path is made only for an error: ten thousand strings a value otherwise.
@@ -183,7 +257,7 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
   // The array itself as the walk checks it (its prototype, its keys), last: the consumer is idle
   // until the first slice comes.
   try {
-    if (enter(input as unknown[], false).length !== length) throw new Violation('has keys that changed while being read');
+    if (enter(input, false).length !== length) throw new Violation('has keys that changed while being read');
   } catch (error) {
     throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
   }

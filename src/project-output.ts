@@ -34,7 +34,7 @@ export function projectOutput(
     else {
       const chunked = snapshotFrozenJsonInChunks(raw, 'value', valueChunks);
       value = chunked.value as JsonValue;
-      markChunked(chunked.value, chunked.chunks, valueChunks);
+      markChunked(chunked, valueChunks);
     }
   } catch (error) {
     return outputFailure(`tool "${tool.name}" returned a value that is not lossless JSON: ${lossyDetail(error)}`);

@@ -55,10 +55,11 @@ export interface SandboxLimits {
 /** What a nested call resolved to, as the stub will see it. */
 export type SandboxCallOutcome =
   /**
-   * `chunks`: the value already went as that many chunks to the call's `onValueChunk`, and
-   * `valueJson` is empty: the value is those chunks' arrays joined, in order.
+   * `chunks`: that many chunks already went to the call's `onValueChunk`, their arrays joined in
+   * order make an array, and that array is the value (`valueJson` empty) or, with `chunkedKey`,
+   * the member of that key in the object `valueJson`, whose `null` there it replaces.
    */
-  | { ok: true; valueJson: string; chunks?: number }
+  | { ok: true; valueJson: string; chunks?: number; chunkedKey?: string }
   | { ok: false; error: { code: string; message: string; callId: string } }
   /** Ends the whole run with this failure (e.g. `call-limit`). */
   | { ok: false; fatal: { kind: SandboxFailureKind; message: string } };

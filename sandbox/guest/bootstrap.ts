@@ -51,8 +51,10 @@ export interface GuestApi {
   readonly push: (batch: string) => void;
   /**
    * From the host: the next slice (JSON of an array of elements) of call `ordinal`'s value, whose
-   * reply is `C<count>`, and its shape: JSON of the keys at which every element holds a container
-   * of scalars (and no element holds one elsewhere), or '' (unknown).
+   * reply is `C<count>` (the value is the slices joined) or `C<count>\n<key JSON>\n<object JSON>`
+   * (they make that member of the object, in place of its null), and its shape: JSON of the keys
+   * at which every element holds a container of scalars (and no element holds one elsewhere), or
+   * '' (unknown).
    */
   readonly chunk: (ordinal: number, json: string, shape: string) => void;
   /** After the run: '1' when this context can no longer run anything by itself (see isolate reuse). */
@@ -780,7 +782,28 @@ export function installGuest(
         // limit): no loop for this context's cold JIT to run. The target has no prototype, as above.
         reflectApply(arrayPush, value, slice as unknown[]);
       }
-      resolve(freeze(setPrototypeOf(value, arrayProto)));
+      const joined = freeze(setPrototypeOf(value, arrayProto));
+      const line = stringIndexOf(text, '\n');
+      if (line < 0) return resolve(joined);
+      // `C<count>\n<key>\n<object>`: the slices make the member `key` of the object, whose null
+      // there they replace (its place among the keys kept); its other members are frozen here.
+      let frame: unknown;
+      let key: unknown;
+      try {
+        const line2 = stringIndexOf(text, '\n', line + 1);
+        key = jsonParse(stringSlice(text, line + 1, line2));
+        frame = jsonParse(stringSlice(text, line2 + 1));
+      } catch {
+        frame = undefined;
+      }
+      if (typeof key !== 'string' || typeof frame !== 'object' || frame === null || isArray(frame) || !hasOwn(frame, key)) {
+        return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
+      }
+      const members = frame as Record<string, unknown>;
+      const names = objectKeys(members);
+      for (let k = 0; k < names.length; k++) if (names[k] !== key) deepFreeze(members[names[k]]);
+      defineProperty(members, key, { value: joined, writable: true, enumerable: true, configurable: true });
+      resolve(freeze(members));
     } else if (text[0] === 'E') {
       let e: { code: string; message: string; callId: string };
       try {

@@ -17,7 +17,7 @@
  */
 import type { EventSink, NewToolEvent } from '../events.ts';
 import { jsonTextOf, type JsonValue } from '../json.ts';
-import { chunksOf, requestValueChunks, type ValueChunkSink } from '../value-chunks.ts';
+import { chunkedValueOf, requestValueChunks, type ValueChunkSink } from '../value-chunks.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
@@ -269,8 +269,10 @@ export class RunScheduler {
 
 function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pending): SandboxCallOutcome {
   if (!result.isError) {
-    const chunks = chunksOf(result.value, onValueChunk);
-    return chunks > 0 ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: jsonTextOf(result.value) };
+    const chunked = chunkedValueOf(result.value, onValueChunk);
+    if (chunked === undefined) return { ok: true, valueJson: jsonTextOf(result.value) };
+    const { chunks, member } = chunked;
+    return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedKey: member.key };
   }
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }

@@ -140,3 +140,34 @@ it('a program that poisons Array.prototype (an index setter at 0, its own push) 
   );
   expect(valueOf(result).result).toEqual({ small: 'called', rows: ROWS, seen: 0 });
 });
+
+it("an object holding a big array (as an MCP tool's structured content does) arrives whole: its keys in order, deep-frozen, the array plain", async () => {
+  bench = createBench();
+  bench.registry.register(
+    defineTool({
+      name: 'page',
+      description: 'Returns rows inside an object, as structured content has them.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'page' }] },
+      isConcurrencySafe: () => true,
+      execute: async () => ({ total: ROWS, items: rows(ROWS), next: { cursor: 'c2', tags: ['x'] }, __proto__: null }) as unknown as JsonValue,
+    }),
+  );
+  const result = await bench.runCode(
+    `const page = await tools.page({});
+     return {
+       keys: Object.keys(page), total: page.total, length: page.items.length, last: page.items[page.items.length - 1],
+       next: page.next, plain: Object.getPrototypeOf(page.items) === Array.prototype,
+       frozen: Object.isFrozen(page) && Object.isFrozen(page.items) && Object.isFrozen(page.items[4000].tags) && Object.isFrozen(page.next.tags),
+     };`,
+  );
+  expect(valueOf(result).result).toEqual({
+    keys: ['total', 'items', 'next'],
+    total: ROWS,
+    length: ROWS,
+    last: { id: ROWS - 1, name: `row ${ROWS - 1}`, tags: ['a', 'b'] },
+    next: { cursor: 'c2', tags: ['x'] },
+    plain: true,
+    frozen: true,
+  });
+});

@@ -80,8 +80,79 @@ describe('snapshotFrozenJsonInChunks', () => {
     );
   });
 
+  describe('an object holding a big array: that member goes in slices, the rest as the text around it', () => {
+    function withMember(input: unknown) {
+      const texts: string[] = [];
+      const snapshot = snapshotFrozenJsonInChunks(input, 'value', (json) => void texts.push(json));
+      return { ...snapshot, texts };
+    }
+
+    it('hands out the first big member a slice at a time; the value is a detached deep-frozen copy, its keys in order', () => {
+      const input = { total: 2_500, items: rows(2_500), more: rows(2_200), next: { cursor: 'c', tags: ['x'] } };
+      const { value, chunks, member, texts } = withMember(input);
+      expect(chunks).toBe(texts.length);
+      expect(texts.flatMap((text) => JSON.parse(text) as unknown[])).toEqual(input.items);
+      expect(member).toEqual({ key: 'items', frameJson: JSON.stringify({ ...input, items: null }) });
+      expect(value).toEqual(input);
+      expect(Object.keys(value as object)).toEqual(['total', 'items', 'more', 'next']);
+      const copy = value as typeof input;
+      expect([copy, copy.items, copy.items[2_400].tags, copy.more, copy.more[5].nested, copy.next.tags].every((node) => Object.isFrozen(node))).toBe(true);
+      expect(copy.items).not.toBe(input.items);
+    });
+
+    it('keeps a member named __proto__ an own key, as JSON.parse makes it', () => {
+      const input = JSON.parse(`{"a":1,"__proto__":${JSON.stringify(rows(2_100))}}`) as Record<string, unknown>;
+      const { value, member } = withMember(input);
+      expect(member?.key).toBe('__proto__');
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+      expect(Object.hasOwn(value as object, '__proto__')).toBe(true);
+      expect(JSON.stringify(value)).toBe(JSON.stringify(input));
+    });
+
+    it('reads each member once, getters included', () => {
+      let itemsReads = 0;
+      let otherReads = 0;
+      const input = {
+        get items() {
+          itemsReads++;
+          return rows(2_500);
+        },
+        get other() {
+          otherReads++;
+          return 'x';
+        },
+      };
+      expect(withMember(input).member?.key).toBe('items');
+      expect([itemsReads, otherReads]).toEqual([1, 1]);
+    });
+
+    it('names a violation before, in, after or around the member as the one-walk snapshot does', () => {
+      const inMember = { items: rows(2_500) };
+      (inMember.items[2_100] as { nested: unknown }).nested = { ok: undefined };
+      const cyclicElement: Record<string, unknown[]> = { items: rows(2_500) };
+      cyclicElement.items[2_100] = cyclicElement;
+      const cyclicMember: Record<string, unknown> = { items: rows(2_500) };
+      cyclicMember.meta = { back: cyclicMember };
+      const hidden = { items: rows(2_500) };
+      Object.defineProperty(hidden, 'secret', { value: 1, enumerable: false });
+      class Page {
+        items = rows(2_500);
+      }
+      for (const input of [{ before: undefined, items: rows(2_500) }, inMember, { items: rows(2_500), after: NaN }, cyclicElement, cyclicMember, hidden, new Page()]) {
+        let thrown: unknown;
+        try {
+          withMember(input);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(LossyJsonError);
+        expect((thrown as LossyJsonError).violation).toEqual(oneWalk(input));
+      }
+    });
+  });
+
   it('takes smaller arrays and other values whole, handing nothing out', () => {
-    for (const input of [rows(2 * JSON_CHUNK_ELEMENTS - 1), { rows: rows(3_000) }, 'text', 1]) {
+    for (const input of [rows(2 * JSON_CHUNK_ELEMENTS - 1), { rows: rows(2 * JSON_CHUNK_ELEMENTS - 1) }, [rows(3_000)], 'text', 1]) {
       const { value, chunks, texts } = chunked(input);
       expect([chunks, texts.length]).toEqual([0, 0]);
       expect(value).toEqual(input);

@@ -4,15 +4,27 @@
  */
 import { expect, it } from 'vitest';
 import { snapshotFrozenJsonInChunks } from '../../src/json.ts';
-import { chunksOf, markChunked } from '../../src/value-chunks.ts';
+import { chunkedValueOf, markChunked } from '../../src/value-chunks.ts';
 
 it('counts the chunks of a value only for the sink that took them', () => {
   const taken: string[] = [];
   const sink = (json: string) => void taken.push(json);
-  const { value, chunks } = snapshotFrozenJsonInChunks(Array.from({ length: 2_500 }, (_, i) => i), 'value', sink);
-  markChunked(value, chunks, sink);
-  expect(chunksOf(value, sink)).toBe(taken.length);
+  const snapshot = snapshotFrozenJsonInChunks(Array.from({ length: 2_500 }, (_, i) => i), 'value', sink);
+  markChunked(snapshot, sink);
+  expect(chunkedValueOf(snapshot.value, sink)).toEqual({ chunks: taken.length, member: undefined });
   expect(taken.length).toBeGreaterThan(1);
-  expect(chunksOf(value, () => undefined)).toBe(0);
-  expect(chunksOf(value, undefined)).toBe(0);
+  expect(chunkedValueOf(snapshot.value, () => undefined)).toBeUndefined();
+  expect(chunkedValueOf(snapshot.value, undefined)).toBeUndefined();
+});
+
+it("names the member the chunks make of an object, with the object's text around it", () => {
+  const taken: string[] = [];
+  const sink = (json: string) => void taken.push(json);
+  const snapshot = snapshotFrozenJsonInChunks({ total: 2_500, items: Array.from({ length: 2_500 }, (_, i) => i), next: null }, 'value', sink);
+  markChunked(snapshot, sink);
+  expect(chunkedValueOf(snapshot.value, sink)).toEqual({ chunks: taken.length, member: { key: 'items', frameJson: '{"total":2500,"items":null,"next":null}' } });
+  // A value that went whole is not marked.
+  const whole = snapshotFrozenJsonInChunks({ items: [1, 2] }, 'value', sink);
+  markChunked(whole, sink);
+  expect(chunkedValueOf(whole.value, sink)).toBeUndefined();
 });
