@@ -549,7 +549,7 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   const encodeOutcome = (outcome: SandboxCallOutcome): string => {
     if (outcome.ok) {
       if (typeof outcome.chunks === 'number' && outcome.chunks > 0) {
-        return outcome.chunkedKey === undefined ? `C${outcome.chunks}` : `C${outcome.chunks}\n${JSON.stringify(outcome.chunkedKey)}\n${outcome.valueJson}`;
+        return outcome.chunkedPath === undefined ? `C${outcome.chunks}` : `C${outcome.chunks}\n${JSON.stringify(outcome.chunkedPath)}\n${outcome.valueJson}`;
       }
       return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
     }

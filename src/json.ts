@@ -116,33 +116,71 @@ export type ChunkShape = string;
 
 /**
  * What {@link snapshotFrozenJsonInChunks} made: the value, how many chunks went (0: none, the whole
- * text is remembered instead), and, when the chunks were a member of the value (an object's big
- * array), that member's key and the value's JSON text with that member `null`.
+ * text is remembered instead), and, when the chunks were a member of the value (an array inside a
+ * plain object), the keys down to it and the value's JSON text with `null` in its place.
  */
 export interface ChunkedSnapshot {
   value: FrozenJson<JsonValue>;
   chunks: number;
-  member?: { key: string; frameJson: string };
+  member?: { path: string[]; frameJson: string };
 }
 
 /**
+ * Plain objects a big array is looked for in, from the value down: the value's members, and its
+ * object members' members (an MCP tool's result holds its rows at `structuredContent.items`).
+ */
+const MEMBER_DEPTH = 2;
+
+/**
  * {@link snapshotFrozenJson} of a big array (at least two times {@link JSON_CHUNK_ELEMENTS}
- * elements), or of a plain object with one as a member (its first such: an MCP tool's structured
- * content is always an object, its rows a member), handing `onChunk` the JSON text of each slice of
- * that array (an array of its elements) as soon as its copy is made: a consumer parses one slice
- * while the next is copied. The first slice has {@link JSON_FIRST_CHUNK_ELEMENTS} elements; each
- * later one as many as make about {@link JSON_CHUNK_CHARS} characters of text at the average
- * length so far (at most {@link JSON_CHUNK_ELEMENTS}). Each element and member is read once, as in
- * the one-walk snapshot; the array's own shape (prototype, keys) is checked after its elements.
- * With each text goes the slice's {@link ChunkShape}, learnt during the copy at no second walk.
- * Anything else is taken whole ({@link snapshotFrozenJsonWithText}). Same errors as
- * {@link snapshotJson}; chunks handed out before an error are void.
+ * elements), or of a plain object holding one (the first met in key order, at most
+ * {@link MEMBER_DEPTH} objects down), handing `onChunk` the JSON text of each slice of that array (an
+ * array of its elements) as soon as its copy is made: a consumer parses one slice while the next is
+ * copied. The first slice has {@link JSON_FIRST_CHUNK_ELEMENTS} elements; each later one as many as
+ * make about {@link JSON_CHUNK_CHARS} characters of text at the average length so far (at most
+ * {@link JSON_CHUNK_ELEMENTS}). Each element and member is read once, as in the one-walk snapshot;
+ * the array's own shape (prototype, keys) is checked after its elements. With each text goes the
+ * slice's {@link ChunkShape}, learnt during the copy at no second walk. Anything else is taken whole
+ * ({@link snapshotFrozenJsonWithText}). Same errors as {@link snapshotJson}; chunks handed out
+ * before an error are void.
  */
 export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk: (json: string, shape: ChunkShape) => void): ChunkedSnapshot {
   const length = chunkableLength(input);
   if (length !== 0) return copyInChunks(input as unknown[], length, root, onChunk, input);
   if (!isPlainObjectCandidate(input)) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
-  // The object's own checks and one read of its members, as the walk's (a getter read here is not read again).
+  // As in snapshotFrozenJsonWithText: the texts before the arrays are frozen.
+  const arrays: unknown[][] = [];
+  try {
+    const made = copyAroundMember(input, root, onChunk, 0, input, arrays);
+    if (made.chunks > 0) return { value: made.value, chunks: made.chunks, member: { path: made.path, frameJson: JSON.stringify(made.frame) } };
+    jsonTexts.set(made.value as object, JSON.stringify(made.value));
+    return { value: made.value, chunks: 0 };
+  } catch (error) {
+    // A fault met from inside a member (a cycle through the value, say) may have another path from
+    // there than from the top: the walk of the whole value names each as snapshotJson does.
+    if (error instanceof LossyJsonError) walk(input, root, CHECK);
+    throw error;
+  } finally {
+    for (let i = 0; i < arrays.length; i++) Object.freeze(arrays[i]);
+  }
+}
+
+/** What {@link copyAroundMember} made: the copy, and the chunks of its big array, the keys down to it and the copy's frame. */
+interface AroundMember {
+  value: FrozenJson<JsonValue>;
+  chunks: number;
+  path: string[];
+  /** Shallow copies down the path, `null` at its end. */
+  frame: Record<string, unknown> | undefined;
+}
+
+/**
+ * The frozen copy (arrays left to `arrays`) of the plain object `input` at `root`, whose members are
+ * read once, as the walk reads them (its own checks included), and whose first big array member, or
+ * its object members' (down to {@link MEMBER_DEPTH}), goes in chunks. `top`: the whole value, which
+ * no member may be.
+ */
+function copyAroundMember(input: object, root: string, onChunk: (json: string, shape: ChunkShape) => void, depth: number, top: unknown, arrays: unknown[][]): AroundMember {
   let frame: Frame;
   try {
     frame = enter(input, true);
@@ -150,42 +188,53 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
     throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
   }
   // A getter threw while the members were read: the whole walk names it.
-  if (!frame.filled) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
+  if (!frame.filled) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0, path: [], frame: undefined };
   const keys = frame.keys as string[];
   const members = frame.dst as Record<string, unknown>;
-  let at = -1;
-  let memberLength = 0;
-  for (let k = 0; k < keys.length && at < 0; k++) {
-    memberLength = chunkableLength(members[keys[k]]);
-    if (memberLength !== 0) at = k;
-  }
-  // The members as read, not the input: nothing of it is read twice.
-  if (at < 0) return { value: snapshotFrozenJsonWithText(members, root), chunks: 0 };
-  try {
-    let chunks = 0;
-    // In key order, so that the first violation is the one the walk would name.
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k];
-      const path = appendKey(root, key);
-      if (members[key] === input) throw new LossyJsonError({ path, message: 'is a cycle: it contains itself' });
-      if (k !== at) {
-        members[key] = copyFrozen(members[key], path);
+  let chunks = 0;
+  let path: string[] = [];
+  let at = '';
+  let inner: Record<string, unknown> | null = null;
+  // In key order, so that the first violation is the one the walk would name.
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    const value = members[key];
+    if (typeof value !== 'object' || value === null) {
+      if (!isJsonScalar(value)) throw new LossyJsonError({ path: appendKey(root, key), message: describeNonJson(value) });
+      continue;
+    }
+    if (value === input || value === top) throw new LossyJsonError({ path: appendKey(root, key), message: 'is a cycle: it contains itself' });
+    if (chunks === 0) {
+      const length = chunkableLength(value);
+      if (length !== 0) {
+        const chunked = copyInChunks(value as unknown[], length, appendKey(root, key), onChunk, top);
+        members[key] = chunked.value;
+        ({ chunks } = chunked);
+        path = [key];
+        at = key;
         continue;
       }
-      const chunked = copyInChunks(members[key] as unknown[], memberLength, path, onChunk, input);
-      members[key] = chunked.value;
-      chunks = chunked.chunks;
+      if (depth + 1 < MEMBER_DEPTH && isPlainObjectCandidate(value)) {
+        const made = copyAroundMember(value, appendKey(root, key), onChunk, depth + 1, top, arrays);
+        members[key] = made.value;
+        if (made.chunks > 0) {
+          ({ chunks } = made);
+          path = [key, ...made.path];
+          at = key;
+          inner = made.frame ?? null;
+        }
+        continue;
+      }
     }
-    const key = keys[at];
-    const frameObject = { ...members };
-    frameObject[key] = null;
-    return { value: Object.freeze(members) as FrozenJson<JsonValue>, chunks, member: { key, frameJson: JSON.stringify(frameObject) } };
-  } catch (error) {
-    // A cycle through the object, met from inside a member, has a longer path from there than from
-    // the top: the walk of the whole value names each fault as snapshotJson does.
-    if (error instanceof LossyJsonError) walk(input, root, CHECK);
-    throw error;
+    members[key] = copyFrozen(value, appendKey(root, key), arrays);
   }
+  let copyFrame: Record<string, unknown> | undefined;
+  if (chunks > 0) {
+    // A spread copy keeps a key named __proto__ an own key, and assigning it does not reach the prototype.
+    copyFrame = { ...members };
+    copyFrame[at] = inner;
+  }
+  return { value: Object.freeze(members) as FrozenJson<JsonValue>, chunks, path, frame: copyFrame };
 }
 
 /** Whether `value` is an object and no array (a revoked proxy is neither: the whole walk names it). */

@@ -56,10 +56,10 @@ export interface SandboxLimits {
 export type SandboxCallOutcome =
   /**
    * `chunks`: that many chunks already went to the call's `onValueChunk`, their arrays joined in
-   * order make an array, and that array is the value (`valueJson` empty) or, with `chunkedKey`,
-   * the member of that key in the object `valueJson`, whose `null` there it replaces.
+   * order make an array, and that array is the value (`valueJson` empty) or, with `chunkedPath`
+   * (keys from the value down), the member there in the object `valueJson`, whose `null` it replaces.
    */
-  | { ok: true; valueJson: string; chunks?: number; chunkedKey?: string }
+  | { ok: true; valueJson: string; chunks?: number; chunkedPath?: string[] }
   | { ok: false; error: { code: string; message: string; callId: string } }
   /** Ends the whole run with this failure (e.g. `call-limit`). */
   | { ok: false; fatal: { kind: SandboxFailureKind; message: string } };

@@ -38,7 +38,7 @@ export function markChunked(snapshot: ChunkedSnapshot, sink: ValueChunkSink): vo
 
 /**
  * How `value` went to `sink`: its chunks (the value, or `member`: the value is then `frameJson` with
- * that key's `null` replaced by the chunks joined), or undefined when it goes whole. Only to the sink
+ * the `null` at `path` replaced by the chunks joined), or undefined when it goes whole. Only to the sink
  * of the call it was made for: the same frozen value reaching another call (a hook's cache, say)
  * goes whole there, whose sink got nothing.
  */

@@ -51,8 +51,8 @@ export interface GuestApi {
   readonly push: (batch: string) => void;
   /**
    * From the host: the next slice (JSON of an array of elements) of call `ordinal`'s value, whose
-   * reply is `C<count>` (the value is the slices joined) or `C<count>\n<key JSON>\n<object JSON>`
-   * (they make that member of the object, in place of its null), and its shape: JSON of the keys
+   * reply is `C<count>` (the value is the slices joined) or `C<count>\n<keys JSON>\n<object JSON>`
+   * (they make the member down those keys, in place of its null), and its shape: JSON of the keys
    * at which every element holds a container of scalars (and no element holds one elsewhere), or
    * '' (unknown).
    */
@@ -785,25 +785,42 @@ export function installGuest(
       const joined = freeze(setPrototypeOf(value, arrayProto));
       const line = stringIndexOf(text, '\n');
       if (line < 0) return resolve(joined);
-      // `C<count>\n<key>\n<object>`: the slices make the member `key` of the object, whose null
-      // there they replace (its place among the keys kept); its other members are frozen here.
+      // `C<count>\n<keys>\n<object>`: the slices make the member down those keys of the object, whose
+      // null there they replace (its place among the keys kept); the rest is frozen here.
       let frame: unknown;
-      let key: unknown;
+      let keys: unknown;
       try {
         const line2 = stringIndexOf(text, '\n', line + 1);
-        key = jsonParse(stringSlice(text, line + 1, line2));
+        keys = jsonParse(stringSlice(text, line + 1, line2));
         frame = jsonParse(stringSlice(text, line2 + 1));
       } catch {
         frame = undefined;
       }
-      if (typeof key !== 'string' || typeof frame !== 'object' || frame === null || isArray(frame) || !hasOwn(frame, key)) {
+      // The objects down the path, each a plain object holding the next key.
+      const path = isArray(keys) ? (keys as unknown[]) : [];
+      const holders = setPrototypeOf([], null) as Record<string, unknown>[];
+      let node = frame;
+      for (let k = 0; k < path.length; k++) {
+        if (typeof path[k] !== 'string' || typeof node !== 'object' || node === null || isArray(node) || !hasOwn(node, path[k] as string)) {
+          node = undefined;
+          break;
+        }
+        holders[k] = node as Record<string, unknown>;
+        node = (node as Record<string, unknown>)[path[k] as string];
+      }
+      if (path.length === 0 || node !== null) {
         return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
       }
-      const members = frame as Record<string, unknown>;
-      const names = objectKeys(members);
-      for (let k = 0; k < names.length; k++) if (names[k] !== key) deepFreeze(members[names[k]]);
-      defineProperty(members, key, { value: joined, writable: true, enumerable: true, configurable: true });
-      resolve(freeze(members));
+      // From the deepest holder up: its other members frozen, the joined array (or the holder below) in place, itself.
+      let member: unknown = joined;
+      for (let k = path.length - 1; k >= 0; k--) {
+        const holder = holders[k];
+        const names = objectKeys(holder);
+        for (let n = 0; n < names.length; n++) if (names[n] !== path[k]) deepFreeze(holder[names[n]]);
+        defineProperty(holder, path[k] as string, { value: member, writable: true, enumerable: true, configurable: true });
+        member = freeze(holder);
+      }
+      resolve(member);
     } else if (text[0] === 'E') {
       let e: { code: string; message: string; callId: string };
       try {

@@ -272,7 +272,7 @@ function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pendin
     const chunked = chunkedValueOf(result.value, onValueChunk);
     if (chunked === undefined) return { ok: true, valueJson: jsonTextOf(result.value) };
     const { chunks, member } = chunked;
-    return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedKey: member.key };
+    return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedPath: member.path };
   }
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }

@@ -171,3 +171,32 @@ it("an object holding a big array (as an MCP tool's structured content does) arr
     frozen: true,
   });
 });
+
+it("an MCP-shaped result holding its rows in structuredContent arrives whole and deep-frozen", async () => {
+  bench = createBench();
+  bench.registry.register(
+    defineTool({
+      name: 'search',
+      description: 'Returns rows as an MCP tool result holds them.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'rows' }] },
+      isConcurrencySafe: () => true,
+      execute: async () => ({ content: [{ type: 'text', text: 'found' }], structuredContent: { total: ROWS, items: rows(ROWS) } }),
+    }),
+  );
+  const result = await bench.runCode(
+    `const r = await tools.search({});
+     const items = r.structuredContent.items;
+     return {
+       keys: [Object.keys(r), Object.keys(r.structuredContent)], length: items.length, last: items[items.length - 1], text: r.content[0].text,
+       frozen: [r, r.content, r.content[0], r.structuredContent, items, items[10], items[10].tags].every((node) => Object.isFrozen(node)),
+     };`,
+  );
+  expect(valueOf(result).result).toEqual({
+    keys: [['content', 'structuredContent'], ['total', 'items']],
+    length: ROWS,
+    last: { id: ROWS - 1, name: `row ${ROWS - 1}`, tags: ['a', 'b'] },
+    text: 'found',
+    frozen: true,
+  });
+});

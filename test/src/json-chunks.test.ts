@@ -92,7 +92,7 @@ describe('snapshotFrozenJsonInChunks', () => {
       const { value, chunks, member, texts } = withMember(input);
       expect(chunks).toBe(texts.length);
       expect(texts.flatMap((text) => JSON.parse(text) as unknown[])).toEqual(input.items);
-      expect(member).toEqual({ key: 'items', frameJson: JSON.stringify({ ...input, items: null }) });
+      expect(member).toEqual({ path: ['items'], frameJson: JSON.stringify({ ...input, items: null }) });
       expect(value).toEqual(input);
       expect(Object.keys(value as object)).toEqual(['total', 'items', 'more', 'next']);
       const copy = value as typeof input;
@@ -100,10 +100,28 @@ describe('snapshotFrozenJsonInChunks', () => {
       expect(copy.items).not.toBe(input.items);
     });
 
+    it("finds the array one object further down, as an MCP tool's result holds it, and no further", () => {
+      const result = { content: [{ type: 'text', text: 'rows' }], structuredContent: { total: 2_500, items: rows(2_500) }, isError: false };
+      const { value, chunks, member, texts } = withMember(result);
+      expect(chunks).toBeGreaterThan(1);
+      expect(texts.flatMap((text) => JSON.parse(text) as unknown[])).toEqual(result.structuredContent.items);
+      expect(member).toEqual({ path: ['structuredContent', 'items'], frameJson: JSON.stringify({ ...result, structuredContent: { total: 2_500, items: null } }) });
+      expect(value).toEqual(result);
+      const copy = value as typeof result;
+      expect([copy, copy.content, copy.content[0], copy.structuredContent, copy.structuredContent.items].every((node) => Object.isFrozen(node))).toBe(true);
+
+      const deeper = { a: { b: { items: rows(2_500) } } };
+      const whole = withMember(deeper);
+      expect([whole.chunks, whole.texts.length, whole.member]).toEqual([0, 0, undefined]);
+      expect(whole.value).toEqual(deeper);
+      // The first in key order, whichever depth.
+      expect(withMember({ meta: { items: rows(2_100) }, items: rows(2_100) }).member?.path).toEqual(['meta', 'items']);
+    });
+
     it('keeps a member named __proto__ an own key, as JSON.parse makes it', () => {
       const input = JSON.parse(`{"a":1,"__proto__":${JSON.stringify(rows(2_100))}}`) as Record<string, unknown>;
       const { value, member } = withMember(input);
-      expect(member?.key).toBe('__proto__');
+      expect(member?.path).toEqual(['__proto__']);
       expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
       expect(Object.hasOwn(value as object, '__proto__')).toBe(true);
       expect(JSON.stringify(value)).toBe(JSON.stringify(input));
@@ -122,7 +140,7 @@ describe('snapshotFrozenJsonInChunks', () => {
           return 'x';
         },
       };
-      expect(withMember(input).member?.key).toBe('items');
+      expect(withMember(input).member?.path).toEqual(['items']);
       expect([itemsReads, otherReads]).toEqual([1, 1]);
     });
 
@@ -138,7 +156,12 @@ describe('snapshotFrozenJsonInChunks', () => {
       class Page {
         items = rows(2_500);
       }
-      for (const input of [{ before: undefined, items: rows(2_500) }, inMember, { items: rows(2_500), after: NaN }, cyclicElement, cyclicMember, hidden, new Page()]) {
+      const nested: { result: { items: unknown[]; back?: unknown } } = { result: { items: rows(2_500) } };
+      nested.result.items[2_200] = nested;
+      const nestedBack: { result: { items: unknown[]; back?: unknown } } = { result: { items: rows(2_500) } };
+      nestedBack.result.back = nestedBack;
+      const nestedLossy = { result: { items: rows(2_500), at: () => 1 } };
+      for (const input of [{ before: undefined, items: rows(2_500) }, inMember, { items: rows(2_500), after: NaN }, cyclicElement, cyclicMember, hidden, new Page(), nested, nestedBack, nestedLossy]) {
         let thrown: unknown;
         try {
           withMember(input);

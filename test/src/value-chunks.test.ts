@@ -22,7 +22,7 @@ it("names the member the chunks make of an object, with the object's text around
   const sink = (json: string) => void taken.push(json);
   const snapshot = snapshotFrozenJsonInChunks({ total: 2_500, items: Array.from({ length: 2_500 }, (_, i) => i), next: null }, 'value', sink);
   markChunked(snapshot, sink);
-  expect(chunkedValueOf(snapshot.value, sink)).toEqual({ chunks: taken.length, member: { key: 'items', frameJson: '{"total":2500,"items":null,"next":null}' } });
+  expect(chunkedValueOf(snapshot.value, sink)).toEqual({ chunks: taken.length, member: { path: ['items'], frameJson: '{"total":2500,"items":null,"next":null}' } });
   // A value that went whole is not marked.
   const whole = snapshotFrozenJsonInChunks({ items: [1, 2] }, 'value', sink);
   markChunked(whole, sink);
