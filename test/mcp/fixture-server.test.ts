@@ -29,7 +29,7 @@ describe('a bridged MCP server', () => {
     const [status] = bridge.status();
     expect(status).toMatchObject({ name: 'fixture', transport: 'stdio', state: 'connected', failedAttempts: 0 });
     expect(status.tools).toEqual(
-      ['crash', 'empty', 'fail', 'loose', 'malformed', 'media', 'set_extra', 'slow', 'stats', 'typed'].map((t) => `fixture__${t}`),
+      ['crash', 'empty', 'fail', 'loose', 'malformed', 'media', 'rows', 'set_extra', 'slow', 'stats', 'typed'].map((t) => `fixture__${t}`),
     );
     expect(status.unvalidatedOutputs).toEqual(['fixture__loose']);
     const typed = registry.schemas().find((schema) => schema.name === 'fixture__typed');

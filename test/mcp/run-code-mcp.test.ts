@@ -70,6 +70,26 @@ describe('run_code calling MCP tools', () => {
     expect(JSON.stringify(nested)).not.toContain('structuredContent');
   });
 
+  it('gets a big structuredContent whole and deep-frozen (its rows go to the sandbox in slices)', async () => {
+    const code = `
+      const result = await tools.fixture__rows({ n: 3000 });
+      const items = result.structuredContent.items;
+      return {
+        total: result.structuredContent.total, length: items.length, last: items[2999], text: result.content[0].text,
+        frozen: [result, result.structuredContent, items, items[1500], items[1500].tags].every((node) => Object.isFrozen(node)),
+      };
+    `;
+    const result = await registry.dispatch({ name: 'run_code', arguments: { code, description: 'many rows through MCP' }, sessionId: 's2' });
+    if (result.isError) throw new Error(result.error.message);
+    expect((result.value as { result: unknown }).result).toEqual({
+      total: 3000,
+      length: 3000,
+      last: { id: 2999, name: 'row 2999', tags: ['a', 'odd'] },
+      text: '3000 rows',
+      frozen: true,
+    });
+  });
+
   it('types the stubs from an enforced outputSchema, and an unsupported one as unvalidated JSON', async () => {
     const typings = await generateTypings(registry.schemas());
     expect(typings).toContain('  fs__read_text_file: { content: JsonValue[]; structuredContent: { content: string } }\n');
