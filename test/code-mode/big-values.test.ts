@@ -24,6 +24,17 @@ const big = defineTool({
   execute: async (args) => rows(ROWS, args.offset ?? 0),
 });
 
+/** A tool named `name` returning `value`, its output any JSON. */
+const jsonTool = (name: string, value: () => JsonValue) =>
+  defineTool({
+    name,
+    description: `Returns ${name}.`,
+    parameters: {},
+    output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: name }] },
+    isConcurrencySafe: () => true,
+    execute: async () => value(),
+  });
+
 it('a big array arrives whole: plain, deep-frozen, in order, untouched by index setters on Array.prototype', async () => {
   bench = createBench();
   bench.registry.register(big);
@@ -52,16 +63,7 @@ it('a big array of mixed shapes arrives whole and frozen to the last container, 
     i === 1_300 ? { ...row, meta: { deep: { list: [i] } } } : i === 2_600 ? null : i === 3_900 ? [1, [2, [3]]] : row,
   );
   bench = createBench();
-  bench.registry.register(
-    defineTool({
-      name: 'mixed',
-      description: 'Returns rows of several shapes.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'rows' }] },
-      isConcurrencySafe: () => true,
-      execute: async () => mixed,
-    }),
-  );
+  bench.registry.register(jsonTool('mixed', () => mixed));
   const result = await bench.runCode(
     `const value = await tools.mixed({});
      let containers = 0, unfrozen = 0;
@@ -143,16 +145,8 @@ it('a program that poisons Array.prototype (an index setter at 0, its own push) 
 
 it("an object holding a big array (as an MCP tool's structured content does) arrives whole: its keys in order, deep-frozen, the array plain", async () => {
   bench = createBench();
-  bench.registry.register(
-    defineTool({
-      name: 'page',
-      description: 'Returns rows inside an object, as structured content has them.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'page' }] },
-      isConcurrencySafe: () => true,
-      execute: async () => ({ total: ROWS, items: rows(ROWS), next: { cursor: 'c2', tags: ['x'] }, __proto__: null }) as unknown as JsonValue,
-    }),
-  );
+  // Without a prototype, as a plain object may be.
+  bench.registry.register(jsonTool('page', () => ({ total: ROWS, items: rows(ROWS), next: { cursor: 'c2', tags: ['x'] }, __proto__: null }) as unknown as JsonValue));
   const result = await bench.runCode(
     `const page = await tools.page({});
      return {
@@ -174,16 +168,7 @@ it("an object holding a big array (as an MCP tool's structured content does) arr
 
 it("an MCP-shaped result holding its rows in structuredContent arrives whole and deep-frozen", async () => {
   bench = createBench();
-  bench.registry.register(
-    defineTool({
-      name: 'search',
-      description: 'Returns rows as an MCP tool result holds them.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'rows' }] },
-      isConcurrencySafe: () => true,
-      execute: async () => ({ content: [{ type: 'text', text: 'found' }], structuredContent: { total: ROWS, items: rows(ROWS) } }),
-    }),
-  );
+  bench.registry.register(jsonTool('search', () => ({ content: [{ type: 'text', text: 'found' }], structuredContent: { total: ROWS, items: rows(ROWS) } })));
   const result = await bench.runCode(
     `const r = await tools.search({});
      const items = r.structuredContent.items;
