@@ -162,14 +162,7 @@ describe('snapshotFrozenJsonInChunks', () => {
       nestedBack.result.back = nestedBack;
       const nestedLossy = { result: { items: rows(2_500), at: () => 1 } };
       for (const input of [{ before: undefined, items: rows(2_500) }, inMember, { items: rows(2_500), after: NaN }, cyclicElement, cyclicMember, hidden, new Page(), nested, nestedBack, nestedLossy]) {
-        let thrown: unknown;
-        try {
-          withMember(input);
-        } catch (error) {
-          thrown = error;
-        }
-        expect(thrown).toBeInstanceOf(LossyJsonError);
-        expect((thrown as LossyJsonError).violation).toEqual(oneWalk(input));
+        expect(lossy(input)).toEqual(oneWalk(input));
       }
     });
   });
