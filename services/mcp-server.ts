@@ -22,7 +22,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
   type ServerNotification,
@@ -198,7 +197,7 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
       const text = name === undefined ? undefined : await snapshot.toolTypings(name);
       if (text !== undefined) return { contents: [{ uri, mimeType: 'text/x-typescript', text }] };
     }
-    throw new McpError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(uri.slice(0, 300))}: read ${TYPINGS_URI} or ${TOOL_URI_PREFIX}<tool name>`);
+    throw protocolError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(uri.slice(0, 300))}: read ${TYPINGS_URI} or ${TOOL_URI_PREFIX}<tool name>`);
   });
 
   const offCatalog = catalog.onChange(() => {
@@ -283,6 +282,14 @@ async function searchTools(catalog: McpCatalog, args: Record<string, unknown>): 
 }
 
 /** The `_meta` key under which a run's contexts travel, structured, for a harness that reads them. */
+/**
+ * A JSON-RPC error for the SDK to send. Not an McpError: its message already
+ * begins "MCP error <code>:", and the client's McpError adds that prefix again.
+ */
+function protocolError(code: ErrorCode, message: string): Error & { code: ErrorCode } {
+  return Object.assign(new Error(message), { code });
+}
+
 export const CONTEXTS_META_KEY = 'ptc-executor/contexts';
 
 /**

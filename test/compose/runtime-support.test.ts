@@ -90,6 +90,25 @@ try {
     expect(refused.message).toMatch(/^ptc-executor needs Node\.js 24 or newer, and this is Node\.js 20\.20\.2: install Node\.js 24/);
   });
 
+  it('createCodeMode warns once, naming the flag, in a process without --no-node-snapshot; never with it', async () => {
+    const probe = join(dir, 'warn.mts');
+    await writeFile(
+      probe,
+      `import { createCodeMode, createMemoryEventSink, createToolRegistry } from '${root}entries/index.ts';
+for (let i = 0; i < 2; i++) {
+  const codeMode = createCodeMode({ registry: createToolRegistry({ eventSink: createMemoryEventSink() }) });
+  await codeMode.close();
+}
+console.log('created twice');`,
+    );
+    const without = await node([probe]);
+    expect(without.stdout).toBe('created twice\n');
+    expect(without.stderr.match(/\[PTC_NO_NODE_SNAPSHOT\].*start it with node --no-node-snapshot/g)).toHaveLength(1);
+    const withFlag = await node(['--no-node-snapshot', probe]);
+    expect(withFlag.stdout).toBe('created twice\n');
+    expect(withFlag.stderr).not.toContain('PTC_NO_NODE_SNAPSHOT');
+  });
+
   it('ptc on an older Node exits 1 with that one line on stderr, before running anything', async () => {
     const program = join(dir, 'program.ts');
     await writeFile(program, 'console.log("ran"); return 1;');
