@@ -98,8 +98,9 @@ export interface InProcessRuntimeOptions {
    * 8 MiB) leaves its isolate with a fresh context in it; the session's next run skips the
    * isolate's constructor and disposal (100 sequential calls, 8 runs at once: 1.3 to 1.7 times
    * the runs/s). Runs of different
-   * sessions never share an isolate; `registry.dispatch` puts calls without a `sessionId` in
-   * session `default`, so those do. Default 16; 0 disposes every isolate after its run.
+   * sessions never share an isolate, and only runs whose caller named a session keep one:
+   * run_code called without a `sessionId` (session `default`, every such caller's) always gets a
+   * fresh isolate. Default 16; 0 disposes every isolate after its run.
    */
   sessionIsolates?: number;
   /** How long a kept isolate waits for its session's next run, ms. Default 30,000. */

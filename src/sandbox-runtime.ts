@@ -72,8 +72,9 @@ export interface SandboxRunRequest {
   /** One stub per name under `tools`. */
   toolNames: readonly string[];
   /**
-   * The session the run belongs to. A runtime may let the runs of one session share an isolate,
-   * one after another, each in a fresh context (never runs of different sessions).
+   * The session the run belongs to, when its caller named one. A runtime may let the runs of one
+   * session share an isolate, one after another, each in a fresh context (never runs of different
+   * sessions); a run without a session gets an isolate of its own.
    */
   sessionId?: string;
   /**

@@ -144,7 +144,8 @@ async function runProgram(
       code,
       filename: FILENAME,
       toolNames,
-      sessionId: exec.sessionId,
+      // Only a named session may keep an isolate for its next run: session `default` is every caller's.
+      ...(exec.sessionNamed === true ? { sessionId: exec.sessionId } : {}),
       callTool: scheduler.callTool,
       limits: { timeoutMs, memoryMiB: limits.memoryMiB, maxLogBytes: limits.maxLogBytes, maxResultBytes: limits.maxResultBytes, maxArgBytes: limits.maxArgBytes },
       signal: exec.signal,
