@@ -12,7 +12,7 @@ import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
 import type { DispatchToken, HookContext, ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
-import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
+import { describeCancellation, describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler } from './scheduler.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
 
@@ -158,7 +158,7 @@ async function runProgram(
   }
   const logs = [...prelude, ...outcome.logs];
   if (exec.signal.aborted) {
-    throw new PtcError('ABORTED', `run_code was cancelled; its ${scheduler.submitted} nested call(s) have stopped`);
+    throw new PtcError('ABORTED', describeCancellation(scheduler.submitted, logs));
   }
   if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs), failureDetails(outcome.failure, scheduler));
   if (outcome.resultJson === undefined) return { logs };

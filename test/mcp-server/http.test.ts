@@ -120,7 +120,7 @@ describe('/mcp over Streamable HTTP', () => {
     const result = await ended;
     if (!result.isError) throw new Error('the run was not cancelled');
     expect(result.error.info?.code).toBe('ABORTED');
-    expect(result.error.message).toBe('tool "run_code" was cancelled while it ran and has stopped');
+    expect(result.error.message).toBe('run_code was cancelled; its 1 nested call(s) have stopped');
   });
 
   it('serves the typings as resources: the whole .d.ts and one tool', async () => {
