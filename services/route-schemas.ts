@@ -4,6 +4,7 @@
  */
 import type {} from '@fastify/swagger';
 import { ERROR_RESPONSE_SCHEMA } from './http-errors.ts';
+import { DEFAULT_EVENT_DETAIL, EVENT_DETAILS } from './response-events.ts';
 
 /** Session ids and call ids: nothing outside this set ever reaches a file name. */
 export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
@@ -44,7 +45,12 @@ const CALL_RESPONSE = {
       },
     },
     meta: { description: 'Presentation metadata (direct tool calls only).' },
-    events: { type: 'array', items: looseObject, description: "This call's durable events, in order." },
+    events: {
+      type: 'array',
+      items: looseObject,
+      description:
+        "This call's durable events, in order. POST /v1/run: as `?events=` asks: `summary` (default) gives each event's type, sessionId, seq, at, callId, rootCallId, parentCallId, name and isError, without content, arguments or errors (GET /v1/sessions/:id/events has them); `full` the whole events; `none` an empty list.",
+    },
     contexts: {
       type: 'array',
       description:
@@ -75,6 +81,17 @@ export const RUN_SCHEMA = {
   description:
     'Runs `code` as the body of an async function with `tools.<name>(args)` in scope. A failing program is still a 200 with `isError: true`. With `Accept: text/event-stream` the response is SSE: `ptc-dispatch-start`, `ptc-dispatch`, `context` (each agent/context event), `log` (each console line), then `result` (this body). Closing the connection cancels the run.',
   tags: ['runs'],
+  querystring: {
+    type: 'object',
+    properties: {
+      events: {
+        type: 'string',
+        enum: [...EVENT_DETAILS],
+        default: DEFAULT_EVENT_DETAIL,
+        description: 'How much of the call\'s events the response carries: `summary` (default; ids, names, isError and times), `full` (content too) or `none`.',
+      },
+    },
+  },
   body: {
     type: 'object',
     additionalProperties: false,

@@ -9,6 +9,7 @@ import { executeCall, type CallResponse } from './call-runner.ts';
 import { HttpError, errorBody } from './http-errors.ts';
 import type { RunKind } from './metrics.ts';
 import type { PtcPluginOptions } from './plugin.ts';
+import { DEFAULT_EVENT_DETAIL, withEventDetail, type DetailedCallResponse, type EventDetail } from './response-events.ts';
 import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
 import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
@@ -34,6 +35,8 @@ interface CallInput {
   arguments: unknown;
   sessionId?: string;
   callId?: string;
+  /** How much of the call's events the response carries; default all of them. */
+  eventDetail?: EventDetail;
 }
 
 /** Sessions without an explicit id share this one. */
@@ -47,7 +50,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const body = request.body as RunBody;
     const args: { [key: string]: JsonValue } = { code: body.code, description: body.description ?? 'HTTP run' };
     if (body.timeoutMs !== undefined) args.timeoutMs = body.timeoutMs;
-    return serveCall(request, reply, { kind: 'code', name: 'run_code', arguments: args, sessionId: body.sessionId, callId: body.callId });
+    const { events } = request.query as { events?: EventDetail };
+    const eventDetail = events ?? DEFAULT_EVENT_DETAIL;
+    return serveCall(request, reply, { kind: 'code', name: 'run_code', arguments: args, sessionId: body.sessionId, callId: body.callId, eventDetail });
   });
 
   app.post('/v1/tools/:name', { schema: TOOL_CALL_SCHEMA, ...limits }, (request, reply) => {
@@ -86,12 +91,13 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     }
   }
 
-  async function serveCall(request: FastifyRequest, reply: FastifyReply, input: CallInput): Promise<CallResponse | FastifyReply> {
+  async function serveCall(request: FastifyRequest, reply: FastifyReply, input: CallInput): Promise<DetailedCallResponse | FastifyReply> {
     if (options.isShuttingDown?.() === true) {
       throw new HttpError('NOT_READY', 'the server is shutting down and takes no new calls: retry against a running instance');
     }
     // Stored ids carry the tenant's prefix; responses and streams show the client's ids.
     const tenant = tenantOf(request);
+    const respond = (body: CallResponse): DetailedCallResponse => withEventDetail(tenant.response(body), input.eventDetail ?? 'full');
     const callId = input.callId ?? randomUUID();
     const sessionId = tenant.inner(input.sessionId ?? DEFAULT_SESSION_ID, 'sessionId');
     if (options.databaseAvailable?.() === false) {
@@ -112,14 +118,14 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       }
       recorded = true;
       if (!acceptsEventStream(request)) {
-        const body = tenant.response(await executeCall(options, call));
+        const body = await executeCall(options, call);
         state = endState(body, run.signal);
         if (isBusy(body)) {
           throw new HttpError('SANDBOX_BUSY', 'the sandbox had no memory headroom for the run in time and nothing of the program ran: retry after the Retry-After seconds', {
             'retry-after': BUSY_RETRY_AFTER_SECONDS,
           });
         }
-        return body;
+        return respond(body);
       }
       const stream = openEventStream(reply);
       let liveLines = 0;
@@ -141,7 +147,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         await ledger.ended(run.callId, state);
         // Without a log router the lines arrive with the result.
         if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
-        stream.send('result', tenant.response(body));
+        stream.send('result', respond(body));
       } catch (error) {
         request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
         stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));

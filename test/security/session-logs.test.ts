@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function postRun(url: string, body: object): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
-  const response = await fetch(`${url}/v1/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/v1/run?events=full`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
 }

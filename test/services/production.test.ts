@@ -110,7 +110,7 @@ describe('durable sessions', () => {
   it('events are readable after the server restarts on the same data dir', async () => {
     const dataDir = await tempDir();
     const first = await startServer({ dataDir });
-    const run = await json(post(`${first.url}/v1/run`, { code: `await tools.glob({ pattern: '*' });\nreturn 1`, sessionId: 's1', callId: 'r1' }));
+    const run = await json(post(`${first.url}/v1/run?events=full`, { code: `await tools.glob({ pattern: '*' });\nreturn 1`, sessionId: 's1', callId: 'r1' }));
     await first.server.close();
     expect(await readdir(path.join(dataDir, 'sessions'))).toContain('s1.jsonl');
 
