@@ -71,6 +71,11 @@ export interface PtcPluginOptions {
   databaseAvailable?: () => boolean;
   /** Live follow of a session (`GET /v1/sessions/:id/events` as SSE): `onWake` whenever the session may have new events. Default: no live follow (406). */
   followSession?: (sessionId: string, onWake: () => void) => () => void;
+  /**
+   * Folders this process must be able to write (the workspace, the data folder): `/readyz` fails
+   * while one is missing or not writable, named by `name` (never its path). Default: none.
+   */
+  writableFolders?: readonly { name: string; path: string }[];
   /** While true, new calls get 503 and `/readyz` fails. Default: never. */
   isShuttingDown?: () => boolean;
 }

@@ -3,6 +3,8 @@
  * metrics.
  */
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import type { PtcPluginOptions } from './plugin.ts';
@@ -83,6 +85,12 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
           : `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`,
       );
     }
+    for (const folder of options.writableFolders ?? []) {
+      const problem = await unwritable(folder.path);
+      if (problem !== undefined) {
+        throw new HttpError('NOT_READY', `the ${folder.name} folder is not writable by this process (${problem}): give its owner or mode to the server's user, or mount it writable; ready again once it is`);
+      }
+    }
     // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
     if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');
     return { status: 'ready' };
@@ -93,6 +101,16 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
       const { contentType, body } = await metrics.render();
       return reply.type(contentType).send(body);
     });
+  }
+}
+
+/** Why this process cannot create files in `folder` (an error code), or undefined when it can. */
+async function unwritable(folder: string): Promise<string | undefined> {
+  try {
+    await access(folder, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'unknown error';
   }
 }
 

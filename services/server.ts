@@ -224,6 +224,11 @@ async function mountRoutes(
     ...(core.database === undefined
       ? {}
       : { databaseAvailable: core.database.db.available, followSession: core.database.events.follow }),
+    // A volume the image does not own is root's: every write would fail while probes said ready.
+    writableFolders: [
+      { name: 'workspace', path: config.workspace },
+      { name: 'data', path: config.dataDir },
+    ],
     isShuttingDown,
   });
   registerPlayground(app);
