@@ -73,6 +73,9 @@ export const ENV = {
   databaseUrl: 'PTC_DATABASE_URL',
 } as const;
 
+/** Tokens the repository's manifests carry as placeholders: published, so never accepted. */
+export const PLACEHOLDER_TOKENS: readonly string[] = ['replace-with-openssl-rand-hex-32'];
+
 /** A configuration that cannot be used; the message lists every problem. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -145,6 +148,11 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
   else problems.push(...mcp.errors);
   if (config.token !== undefined && config.token.length < 16) {
     problems.push('the token is shorter than 16 characters: use a long random string (for example `openssl rand -hex 32`)');
+  }
+  for (const token of [config.token, ...config.tenants.map((tenant) => tenant.token)]) {
+    if (token !== undefined && PLACEHOLDER_TOKENS.includes(token)) {
+      problems.push('the token is the placeholder of deploy/kubernetes/secret.yaml, which anyone can read: set a long random one (for example `openssl rand -hex 32`)');
+    }
   }
   problems.push(...tenantProblems(config));
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n- ${problems.join('\n- ')}`);
