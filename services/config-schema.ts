@@ -32,10 +32,13 @@ const limitsSchema = group('Sandbox limits; an unset field keeps the code mode d
     "Bytes (UTF-8) of a run's result as rendered for the model. Default 1 MiB. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.",
   ),
   maxEventContentBytes: positiveInt().describe(
-    "Bytes of content one stored event keeps (a nested call's arguments, a result's content). Default 1 MiB. Past it: cut, with a marker stating the original size.",
+    "Bytes of content one stored event keeps (a result's content, an injected context). Default 1 MiB. Past it: cut, with a marker stating the original size.",
   ),
   maxRunEventBytes: positiveInt().describe(
-    'Bytes of content the nested-call events of one run keep together. Default 16 MiB. Past it later events keep their metadata and a marker instead of content.',
+    'Bytes of content the nested-call events of one run keep together. Default 4 MiB. Past it later events keep their metadata and a marker instead of content.',
+  ),
+  maxEventArgumentBytes: positiveInt().describe(
+    "Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. Default 64 KiB. Past it: a marker with the full size and the start of the JSON.",
   ),
   maxOpenSessionFiles: positiveInt().describe(
     'Session log files the server holds open at once. Default 32. Past it the least recently used idle one is closed (reopened on demand).',

@@ -53,7 +53,11 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions'), maxOpenFiles: config.limits.maxOpenSessionFiles })
     : createMemoryEventSink();
   const sessions = createSessionStore(sink, {
-    caps: { maxEventContentBytes: config.limits.maxEventContentBytes, maxRunEventBytes: config.limits.maxRunEventBytes },
+    caps: {
+      maxEventContentBytes: config.limits.maxEventContentBytes,
+      maxRunEventBytes: config.limits.maxRunEventBytes,
+      maxEventArgumentBytes: config.limits.maxEventArgumentBytes,
+    },
   });
   const registry = createToolRegistry({
     eventSink: sessions,
