@@ -160,6 +160,17 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     "Open connections per client IP. Default 128 (fetch pools keep about 1.3 sockets per concurrent request: 48 looping clients held 63); past it that client's new ones are closed at once.",
   ),
   bodyLimit: positiveInt().describe('Largest request body, bytes. Default 1 MiB; past it: 413.'),
+  writeStallMs: z
+    .int()
+    .min(1)
+    .max(MAX_TIMER_MS)
+    .describe('A client that has taken none of the bytes sent to it for this long is disconnected, ms. Default 30,000.'),
+  maxOutboundMiB: positiveInt().describe(
+    'Bytes sent to clients and not yet taken by them, all connections together, MiB. Default 256; past it new runs, event pages and follows get 503 `UNDER_PRESSURE`.',
+  ),
+  maxConnectionOutboundMiB: positiveInt().describe(
+    "Bytes one connection may hold sent but not taken, MiB. Default 8; a stream past it (a run's live events) is disconnected. Large bodies and live follows wait for the client instead.",
+  ),
   rateLimit: group('Requests per client per window (ms). Default 6,000 per 60,000 ms; past it: 429 with Retry-After.', {
     max: positiveInt(),
     timeWindow: positiveInt(),
@@ -202,6 +213,9 @@ type Defaulted =
   | 'receiveTimeoutMs'
   | 'maxConnections'
   | 'maxConnectionsPerClient'
+  | 'writeStallMs'
+  | 'maxOutboundMiB'
+  | 'maxConnectionOutboundMiB'
   | 'runtime'
   | 'mode'
   | 'typecheck'

@@ -28,6 +28,7 @@ import { registerCallRoutes } from './routes-calls.ts';
 import { registerInfoRoutes } from './routes-info.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 import { createMemoryRunLedger, type RunLedger } from './run-ledger.ts';
+import { HEAVY_BODY_BYTES, createOutbound, type Outbound } from './outbound.ts';
 
 /** What the routes need of a code mode (`createCodeMode(...)` has it). */
 export interface PromptSource {
@@ -73,6 +74,8 @@ export interface PtcPluginOptions {
   followSession?: (sessionId: string, onWake: () => void) => () => void;
   /** While true, new calls get 503 and `/readyz` fails. Default: never. */
   isShuttingDown?: () => boolean;
+  /** Bounds on what clients have not read yet (services/outbound.ts). Default: `createOutbound()` (30 s stall, 8 MiB a connection, 256 MiB in all). */
+  outbound?: Outbound;
 }
 
 const strictBodies = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false });
@@ -84,6 +87,13 @@ export const ptcPlugin: FastifyPluginAsync<PtcPluginOptions> = async (app: Fasti
   app.setErrorHandler(sendError);
   if (options.auth !== undefined) app.addHook('onRequest', createBearerAuth('tokens' in options.auth ? options.auth.tokens : options.auth.token));
   const ledger = options.ledger ?? createMemoryRunLedger();
-  registerCallRoutes(app, { ...options, runs, ledger });
-  registerInfoRoutes(app, options);
+  const outbound = options.outbound ?? createOutbound();
+  // A large body goes out as the client takes it, never handed to the socket whole.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!(typeof payload === 'string' || Buffer.isBuffer(payload)) || payload.length <= HEAVY_BODY_BYTES) return payload;
+    reply.header('content-length', Buffer.byteLength(payload));
+    return outbound.body(reply.raw, payload);
+  });
+  registerCallRoutes(app, { ...options, runs, ledger, outbound });
+  registerInfoRoutes(app, { ...options, outbound });
 };

@@ -13,6 +13,7 @@ import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from '
 import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
+import { outboundFull, type Outbound } from './outbound.ts';
 import { tenantOf } from './tenancy.ts';
 
 interface RunBody {
@@ -39,8 +40,8 @@ interface CallInput {
 /** Sessions without an explicit id share this one. */
 export const DEFAULT_SESSION_ID = 'default';
 
-export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger }): void {
-  const { runs, ledger } = options;
+export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger; outbound: Outbound }): void {
+  const { runs, ledger, outbound } = options;
   const limits = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit };
 
   app.post('/v1/run', { schema: RUN_SCHEMA, ...limits }, (request, reply) => {
@@ -94,6 +95,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const tenant = tenantOf(request);
     const callId = input.callId ?? randomUUID();
     const sessionId = tenant.inner(input.sessionId ?? DEFAULT_SESSION_ID, 'sessionId');
+    // A run's response may be megabytes: none starts while clients hold the outbound cap unread.
+    if (outbound.full()) throw outboundFull();
     if (options.databaseAvailable?.() === false) {
       throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable, so this run could not be recorded: retry after the Retry-After seconds', { 'retry-after': '2' });
     }
@@ -121,7 +124,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         }
         return body;
       }
-      const stream = openEventStream(reply);
+      const stream = openEventStream(reply, outbound);
       let liveLines = 0;
       try {
         const body = await executeCall(options, call, {
@@ -140,8 +143,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         recorded = false;
         await ledger.ended(run.callId, state);
         // Without a log router the lines arrive with the result.
-        if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
-        stream.send('result', tenant.response(body));
+        if (liveLines === 0) for (const line of logsOf(body)) if (!stream.send('log', { line })) await stream.room();
+        // The result may be larger than a connection may hold unsent: it goes as the client takes it.
+        await stream.sendPaced('result', tenant.response(body));
       } catch (error) {
         request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
         stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));
