@@ -67,6 +67,16 @@ const CALL_RESPONSE = {
         calls: { type: 'integer', description: 'Nested tool calls the program made.' },
       },
     },
+    eventsLost: {
+      type: 'object',
+      description:
+        'Present when some of the session\'s events could not be stored while the call ran (a full disk, a quota, a failing database): `events` then lists events the session log lacks.',
+      properties: {
+        code: { type: 'string', enum: ['EVENT_LOG_FAILED'] },
+        reason: { type: 'string', description: 'The system error (`ENOSPC`, `EROFS`, …) or `BACKLOG_FULL`.' },
+        message: { type: 'string' },
+      },
+    },
   },
 } as const;
 

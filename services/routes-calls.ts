@@ -77,6 +77,23 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     return { ...record, callId, sessionId: tenant.outer(record.sessionId) };
   });
 
+  /**
+   * While session logs cannot be written, a run is refused at once rather
+   * than run with its events lost; the sink's probe (at most once a second)
+   * lets runs in again as soon as a write as large as the failed one fits.
+   */
+  async function assertStorageWritable(): Promise<void> {
+    const { sessions } = options;
+    if (sessions.writeState === undefined || sessions.writeState().ok) return;
+    const state = (await sessions.health?.()) ?? sessions.writeState();
+    if (state.ok) return;
+    throw new HttpError(
+      'STORAGE_UNAVAILABLE',
+      `session logs cannot be written (${state.code}), so this run would not be recorded: free disk space or fix the data folder, then retry after the Retry-After seconds`,
+      { 'retry-after': '5' },
+    );
+  }
+
   /** Runs a ledger call; a database failure becomes 503 DATABASE_UNAVAILABLE. */
   async function databaseCall<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -110,6 +127,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (request.raw.destroyed || request.socket.destroyed) onClose();
     const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run };
     try {
+      // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
+      await assertStorageWritable();
       if (!(await databaseCall(() => ledger.started({ callId: run.callId, sessionId, name: input.name })))) {
         throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running on another replica: use a fresh callId or omit it`);
       }
