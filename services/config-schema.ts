@@ -135,6 +135,13 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   toolLimits: toolLimitsSchema,
   pool: poolSchema,
   disabledTools: z.array(z.string()).describe('Tool names (built-in or `<server>__<tool>`) never registered. Default [].'),
+  retention: group('Session logs: how long they are kept and how much each session and tenant may hold; an unset field keeps its default.', {
+    maxAgeDays: positiveInt().describe('Session logs with no event for this many days are removed (checked hourly). Default 30.'),
+    maxSessionBytes: positiveInt().describe("Bytes one session's log may hold. Default 256 MiB; past it the session's new runs get 507 `STORAGE_QUOTA`."),
+    maxTenantBytes: positiveInt().describe(
+      "Bytes the session logs of one tenant (of everyone, without named tokens) may hold. Default 4 GiB; past it the tenant's new runs get 507 `STORAGE_QUOTA`.",
+    ),
+  }),
   spill: z
     .strictObject({ maxInlineBytes: z.int().min(512) })
     .describe('Outer text results above `maxInlineBytes` are stored whole and previewed. Default: off.'),
@@ -222,6 +229,7 @@ type Defaulted =
   | 'typechecker'
   | 'limits'
   | 'pool'
+  | 'retention'
   | 'disabledTools'
   | 'bodyLimit'
   | 'maxConcurrentRunsPerClient'

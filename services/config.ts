@@ -130,6 +130,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     limits: { ...file.limits },
     toolLimits: { ...file.toolLimits },
     pool: { ...file.pool },
+    retention: { ...file.retention },
     disabledTools: [...(file.disabledTools ?? [])],
     spill: file.spill,
     bodyLimit: file.bodyLimit ?? DEFAULTS.bodyLimit,

@@ -29,6 +29,7 @@ import { registerInfoRoutes } from './routes-info.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 import { createMemoryRunLedger, type RunLedger } from './run-ledger.ts';
 import { HEAVY_BODY_BYTES, createOutbound, type Outbound } from './outbound.ts';
+import type { Retention } from './retention.ts';
 
 /** What the routes need of a code mode (`createCodeMode(...)` has it). */
 export interface PromptSource {
@@ -74,6 +75,8 @@ export interface PtcPluginOptions {
   followSession?: (sessionId: string, onWake: () => void) => () => void;
   /** While true, new calls get 503 and `/readyz` fails. Default: never. */
   isShuttingDown?: () => boolean;
+  /** Expiry and quotas of session logs: new runs of a session or tenant at its quota get 507 `STORAGE_QUOTA`. Default: none. */
+  retention?: Retention;
   /** Bounds on what clients have not read yet (services/outbound.ts). Default: `createOutbound()` (30 s stall, 8 MiB a connection, 256 MiB in all). */
   outbound?: Outbound;
 }

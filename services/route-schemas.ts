@@ -97,7 +97,7 @@ export const RUN_SCHEMA = {
       timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000, description: 'Wall-time limit, ms. Default: the server limit (30,000).' },
     },
   },
-  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503, 507) },
 } as const;
 
 export const TOOL_CALL_SCHEMA = {
@@ -114,7 +114,7 @@ export const TOOL_CALL_SCHEMA = {
       callId: id('Default: a random UUID.'),
     },
   },
-  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503, 507) },
 } as const;
 
 export const CANCEL_SCHEMA = {

@@ -228,6 +228,7 @@ async function mountRoutes(
       ? {}
       : { databaseAvailable: core.database.db.available, followSession: core.database.events.follow }),
     isShuttingDown,
+    ...(core.retention === undefined ? {} : { retention: core.retention }),
     outbound: createOutbound({
       writeStallMs: config.writeStallMs,
       maxTotalBytes: config.maxOutboundMiB * MiB,

@@ -62,6 +62,8 @@ export interface JsonlEventSink extends EventSink {
   health(): Promise<SinkHealth>;
   /** The last known state, without probing: not ok from a failed write until a write succeeds. */
   writeState(): SinkHealth;
+  /** Deletes a session's log (retention). False when the session is busy (events pending) or has no file; a later append starts a new log at seq 1. */
+  removeSession(sessionId: string): Promise<boolean>;
   /** Flushes every session and closes the files. Later appends throw. */
   close(): Promise<void>;
 }
@@ -148,6 +150,8 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
   const slotWaiters: (() => void)[] = [];
   let failing: { code: string; message: string } | undefined;
   let lastProbe = 0;
+  /** Logs being deleted: an append to one opens its new file only once the old one is gone. */
+  const removing = new Map<string, Promise<unknown>>();
 
   function fileOf(sessionId: string): string {
     if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
@@ -242,6 +246,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     if (s.opening !== undefined) return s.opening;
     if (s.fh !== undefined) return undefined;
     const opening = (async () => {
+      await removing.get(s.id);
       await acquireSlot(s);
       try {
         await openSession(fs, dir, s, syncDir);
@@ -513,6 +518,34 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
         }
       }
       return failing === undefined ? { ok: true } : { ok: false, ...failing };
+    },
+
+    async removeSession(sessionId) {
+      const file = fileOf(sessionId);
+      const s = sessions.get(sessionId);
+      if (s !== undefined) {
+        if (s.opening !== undefined || s.writing || s.waiting > 0 || s.buffer.length > 0 || s.waiters.length > 0 || s.gap !== undefined) return false;
+        sessions.delete(sessionId);
+      }
+      const fh = s?.fh;
+      const removal = (async () => {
+        if (fh !== undefined) {
+          await fh.close().catch(() => undefined);
+          releaseSlot();
+        }
+        try {
+          await fs.unlink(file);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      removing.set(sessionId, removal);
+      try {
+        return await removal;
+      } finally {
+        if (removing.get(sessionId) === removal) removing.delete(sessionId);
+      }
     },
 
     async close() {
