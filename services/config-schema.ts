@@ -32,10 +32,13 @@ const limitsSchema = group('Sandbox limits; an unset field keeps the code mode d
     "Bytes (UTF-8) of a run's result as rendered for the model. Default 1 MiB. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.",
   ),
   maxEventContentBytes: positiveInt().describe(
-    "Bytes of content one stored event keeps (a nested call's arguments, a result's content). Default 1 MiB. Past it: cut, with a marker stating the original size.",
+    "Bytes of content one stored event keeps (a result's content, an injected context). Default 1 MiB. Past it: cut, with a marker stating the original size.",
   ),
   maxRunEventBytes: positiveInt().describe(
-    'Bytes of content the nested-call events of one run keep together. Default 16 MiB. Past it later events keep their metadata and a marker instead of content.',
+    'Bytes of content the nested-call events of one run keep together. Default 4 MiB. Past it later events keep their metadata and a marker instead of content.',
+  ),
+  maxEventArgumentBytes: positiveInt().describe(
+    "Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. Default 64 KiB. Past it: a marker with the full size and the start of the JSON.",
   ),
   maxOpenSessionFiles: positiveInt().describe(
     'Session log files the server holds open at once. Default 32. Past it the least recently used idle one is closed (reopened on demand).',
@@ -132,6 +135,13 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   toolLimits: toolLimitsSchema,
   pool: poolSchema,
   disabledTools: z.array(z.string()).describe('Tool names (built-in or `<server>__<tool>`) never registered. Default [].'),
+  retention: group('Session logs: how long they are kept and how much each session and tenant may hold; an unset field keeps its default.', {
+    maxAgeDays: positiveInt().describe('Session logs with no event for this many days are removed (checked hourly). Default 30.'),
+    maxSessionBytes: positiveInt().describe("Bytes one session's log may hold. Default 256 MiB; past it the session's new runs get 507 `STORAGE_QUOTA`."),
+    maxTenantBytes: positiveInt().describe(
+      "Bytes the session logs of one tenant (of everyone, without named tokens) may hold. Default 4 GiB; past it the tenant's new runs get 507 `STORAGE_QUOTA`.",
+    ),
+  }),
   spill: z
     .strictObject({ maxInlineBytes: z.int().min(512) })
     .describe('Outer text results above `maxInlineBytes` are stored whole and previewed. Default: off.'),
@@ -157,6 +167,17 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     "Open connections per client IP. Default 128 (fetch pools keep about 1.3 sockets per concurrent request: 48 looping clients held 63); past it that client's new ones are closed at once.",
   ),
   bodyLimit: positiveInt().describe('Largest request body, bytes. Default 1 MiB; past it: 413.'),
+  writeStallMs: z
+    .int()
+    .min(1)
+    .max(MAX_TIMER_MS)
+    .describe('A client that has taken none of the bytes sent to it for this long is disconnected, ms. Default 30,000.'),
+  maxOutboundMiB: positiveInt().describe(
+    'Bytes sent to clients and not yet taken by them, all connections together, MiB. Default 256; past it new runs, event pages and follows get 503 `UNDER_PRESSURE`.',
+  ),
+  maxConnectionOutboundMiB: positiveInt().describe(
+    "Bytes one connection may hold sent but not taken, MiB. Default 8; a stream past it (a run's live events) is disconnected. Large bodies and live follows wait for the client instead.",
+  ),
   rateLimit: group('Requests per client per window (ms). Default 6,000 per 60,000 ms; past it: 429 with Retry-After.', {
     max: positiveInt(),
     timeWindow: positiveInt(),
@@ -199,12 +220,16 @@ type Defaulted =
   | 'receiveTimeoutMs'
   | 'maxConnections'
   | 'maxConnectionsPerClient'
+  | 'writeStallMs'
+  | 'maxOutboundMiB'
+  | 'maxConnectionOutboundMiB'
   | 'runtime'
   | 'mode'
   | 'typecheck'
   | 'typechecker'
   | 'limits'
   | 'pool'
+  | 'retention'
   | 'disabledTools'
   | 'bodyLimit'
   | 'maxConcurrentRunsPerClient'

@@ -18,6 +18,8 @@ import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
 import type { Database } from './postgres/database.ts';
 import type { PostgresEventSink } from './postgres/event-sink.ts';
+import { createRetention, type Retention, type SessionUsage } from './retention.ts';
+import { createJsonlSessionUsage } from './session-usage-jsonl.ts';
 
 export interface PtcCore {
   registry: ToolRegistry;
@@ -29,6 +31,8 @@ export interface PtcCore {
   mcp: McpBridge | undefined;
   /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
   database?: SharedDatabase;
+  /** Expiry and quotas of the session logs (`config.retention`), on a durable core. */
+  retention?: Retention;
   /** Flushes events, disconnects MCP servers, closes the code mode and the sandbox. */
   close(): Promise<void>;
 }
@@ -47,13 +51,17 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   if (durable) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // With a database URL, session events live in PostgreSQL, shared by every replica; JSONL stays the embedded default.
   const database = durable && config.databaseUrl !== undefined ? await openSharedDatabase(config, options.logger) : undefined;
-  const sink = database !== undefined
-    ? database.events
-    : durable
-    ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions'), maxOpenFiles: config.limits.maxOpenSessionFiles })
-    : createMemoryEventSink();
+  const sessionsDir = path.join(config.dataDir, 'sessions');
+  const jsonl = database === undefined && durable ? createJsonlEventSink({ dir: sessionsDir, maxOpenFiles: config.limits.maxOpenSessionFiles }) : undefined;
+  const sink = database?.events ?? jsonl ?? createMemoryEventSink();
+  const usage = database?.usage ?? (jsonl === undefined ? undefined : createJsonlSessionUsage(sessionsDir, jsonl));
+  const retention = usage === undefined ? undefined : createRetention(usage, config.retention, (message, error) => options.logger?.warn({ err: error }, message));
   const sessions = createSessionStore(sink, {
-    caps: { maxEventContentBytes: config.limits.maxEventContentBytes, maxRunEventBytes: config.limits.maxRunEventBytes },
+    caps: {
+      maxEventContentBytes: config.limits.maxEventContentBytes,
+      maxRunEventBytes: config.limits.maxRunEventBytes,
+      maxEventArgumentBytes: config.limits.maxEventArgumentBytes,
+    },
   });
   const registry = createToolRegistry({
     eventSink: sessions,
@@ -113,8 +121,10 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     logs,
     mcp,
     ...(database === undefined ? {} : { database }),
+    ...(retention === undefined ? {} : { retention }),
     close() {
       closing ??= (async () => {
+        retention?.close();
         await mcp?.close();
         // The JSONL sink's close flushes every session (each call already awaited its own flush).
         if ('close' in sink) await sink.close();
@@ -131,21 +141,23 @@ export interface SharedDatabase {
   db: Database;
   events: PostgresEventSink;
   spill(sessionId: string, callId: string, bytes: Uint8Array): Promise<void>;
+  usage: SessionUsage;
 }
 
 /** Loaded only when a database URL is set: the embedded default never loads `pg`. */
 async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<SharedDatabase> {
-  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }] = await Promise.all([
+  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }, { createPostgresSessionUsage }] = await Promise.all([
     import('./postgres/database.ts'),
     import('./postgres/event-sink.ts'),
     import('./postgres/spill-store.ts'),
+    import('./postgres/usage.ts'),
   ]);
   const db = await openDatabase({
     url: config.databaseUrl!,
     poolSize: config.databasePoolSize,
     onWarning: (message, error) => logger?.warn({ err: error }, message),
   });
-  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db) };
+  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db), usage: createPostgresSessionUsage(db) };
 }
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */

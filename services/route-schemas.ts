@@ -73,6 +73,16 @@ const CALL_RESPONSE = {
         calls: { type: 'integer', description: 'Nested tool calls the program made.' },
       },
     },
+    eventsLost: {
+      type: 'object',
+      description:
+        'Present when some of the session\'s events could not be stored while the call ran (a full disk, a quota, a failing database): `events` then lists events the session log lacks.',
+      properties: {
+        code: { type: 'string', enum: ['EVENT_LOG_FAILED'] },
+        reason: { type: 'string', description: 'The system error (`ENOSPC`, `EROFS`, …) or `BACKLOG_FULL`.' },
+        message: { type: 'string' },
+      },
+    },
   },
 } as const;
 
@@ -104,7 +114,7 @@ export const RUN_SCHEMA = {
       timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000, description: 'Wall-time limit, ms. Default: the server limit (30,000).' },
     },
   },
-  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503, 507) },
 } as const;
 
 export const TOOL_CALL_SCHEMA = {
@@ -121,7 +131,7 @@ export const TOOL_CALL_SCHEMA = {
       callId: id('Default: a random UUID.'),
     },
   },
-  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503, 507) },
 } as const;
 
 export const CANCEL_SCHEMA = {

@@ -14,6 +14,7 @@ import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from '
 import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
+import { outboundFull, type Outbound } from './outbound.ts';
 import { tenantOf } from './tenancy.ts';
 
 interface RunBody {
@@ -42,8 +43,8 @@ interface CallInput {
 /** Sessions without an explicit id share this one. */
 export const DEFAULT_SESSION_ID = 'default';
 
-export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger }): void {
-  const { runs, ledger } = options;
+export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger; outbound: Outbound }): void {
+  const { runs, ledger, outbound } = options;
   const limits = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit };
 
   app.post('/v1/run', { schema: RUN_SCHEMA, ...limits }, (request, reply) => {
@@ -81,6 +82,23 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     return { ...record, callId, sessionId: tenant.outer(record.sessionId) };
   });
 
+  /**
+   * While session logs cannot be written, a run is refused at once rather
+   * than run with its events lost; the sink's probe (at most once a second)
+   * lets runs in again as soon as a write as large as the failed one fits.
+   */
+  async function assertStorageWritable(): Promise<void> {
+    const { sessions } = options;
+    if (sessions.writeState === undefined || sessions.writeState().ok) return;
+    const state = (await sessions.health?.()) ?? sessions.writeState();
+    if (state.ok) return;
+    throw new HttpError(
+      'STORAGE_UNAVAILABLE',
+      `session logs cannot be written (${state.code}), so this run would not be recorded: free disk space or fix the data folder, then retry after the Retry-After seconds`,
+      { 'retry-after': '5' },
+    );
+  }
+
   /** Runs a ledger call; a database failure becomes 503 DATABASE_UNAVAILABLE. */
   async function databaseCall<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -100,6 +118,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const respond = (body: CallResponse): DetailedCallResponse => withEventDetail(tenant.response(body), input.eventDetail ?? 'full');
     const callId = input.callId ?? randomUUID();
     const sessionId = tenant.inner(input.sessionId ?? DEFAULT_SESSION_ID, 'sessionId');
+    // A run's response may be megabytes: none starts while clients hold the outbound cap unread.
+    if (outbound.full()) throw outboundFull();
     if (options.databaseAvailable?.() === false) {
       throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable, so this run could not be recorded: retry after the Retry-After seconds', { 'retry-after': '2' });
     }
@@ -113,6 +133,10 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (request.raw.destroyed || request.socket.destroyed) onClose();
     const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run };
     try {
+      // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
+      await assertStorageWritable();
+      // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
+      await options.retention?.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId'));
       if (!(await databaseCall(() => ledger.started({ callId: run.callId, sessionId, name: input.name })))) {
         throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running on another replica: use a fresh callId or omit it`);
       }
@@ -127,7 +151,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         }
         return respond(body);
       }
-      const stream = openEventStream(reply);
+      const stream = openEventStream(reply, outbound);
       let liveLines = 0;
       try {
         const body = await executeCall(options, call, {
@@ -146,8 +170,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         recorded = false;
         await ledger.ended(run.callId, state);
         // Without a log router the lines arrive with the result.
-        if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
-        stream.send('result', respond(body));
+        if (liveLines === 0) for (const line of logsOf(body)) if (!stream.send('log', { line })) await stream.room();
+        // The result may be larger than a connection may hold unsent: it goes as the client takes it.
+        await stream.sendPaced('result', respond(body));
       } catch (error) {
         request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
         stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));
@@ -157,6 +182,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       return reply;
     } finally {
       if (recorded) await ledger.ended(run.callId, state);
+      options.retention?.ran(sessionId);
       run.end();
       reply.raw.off('close', onClose);
     }

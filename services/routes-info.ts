@@ -10,10 +10,11 @@ import { HttpError } from './http-errors.ts';
 import type { PtcPluginOptions } from './plugin.ts';
 import { tenantOf } from './tenancy.ts';
 import { followSessionEvents } from './session-follow.ts';
+import { outboundFull, type Outbound } from './outbound.ts';
 import { EVENTS_SCHEMA, PROBE_SCHEMA, PROMPT_SCHEMA, TOOLS_SCHEMA, TYPINGS_SCHEMA } from './route-schemas.ts';
 
-export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
-  const { registry, codeMode, sessions, metrics, runtime } = options;
+export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions & { outbound: Outbound }): void {
+  const { registry, codeMode, sessions, metrics, runtime, outbound } = options;
   let ready = runtime === undefined;
   runtime?.ready().then(
     () => (ready = true),
@@ -40,6 +41,8 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     const { after, limit } = request.query as { after: number; limit: number };
     // A tenant reads only under its own prefix (services/tenancy.ts).
     const tenant = tenantOf(request);
+    // A page may be megabytes: none while clients hold the outbound cap unread.
+    if (outbound.full()) throw outboundFull();
     const accept = request.headers.accept;
     if (follow !== undefined && typeof accept === 'string' && accept.includes('text/event-stream')) {
       const stored = tenant.inner(id, 'id');
@@ -57,6 +60,7 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
         read: async (from, max) => sessions.readPage(stored, { after: from, limit: max }),
         follow,
         show: (event) => (tenant.name === undefined ? event : tenant.event(event)),
+        outbound,
       });
     }
     let page;

@@ -21,7 +21,10 @@ import { registerPlayground } from './playground.ts';
 import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
+import { createOutbound } from './outbound.ts';
 import { createMemoryRunLedger, replicaName, type RunLedger } from './run-ledger.ts';
+
+const MiB = 1024 * 1024;
 
 /** The longest run a client can ask for, ms (code mode's default `maxTimeoutMs`). */
 export const MAX_RUN_MS = 600_000;
@@ -230,6 +233,12 @@ async function mountRoutes(
       { name: 'data', path: config.dataDir },
     ],
     isShuttingDown,
+    ...(core.retention === undefined ? {} : { retention: core.retention }),
+    outbound: createOutbound({
+      writeStallMs: config.writeStallMs,
+      maxTotalBytes: config.maxOutboundMiB * MiB,
+      maxConnectionBytes: config.maxConnectionOutboundMiB * MiB,
+    }),
   });
   registerPlayground(app);
   const openapi = async () => app.swagger();
