@@ -162,6 +162,9 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     timeWindow: positiveInt(),
   }),
   maxConcurrentRunsPerClient: positiveInt().describe('Runs in flight per client. Default 32; past it: 429 with Retry-After.'),
+  maxMcpSessionsPerTenant: positiveInt().describe(
+    "MCP sessions (`/mcp`) one tenant keeps open. Default 256; past it that tenant's least recently used session with no call in flight is closed, or, when every one has a call in flight, the new one is refused (503).",
+  ),
   shutdownGraceMs: z.int().min(0).describe('On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. Default 10,000.'),
   logLevel: logLevelSchema.describe('Default `info`. Code, arguments and values are never logged at info.'),
   // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
@@ -208,6 +211,7 @@ type Defaulted =
   | 'disabledTools'
   | 'bodyLimit'
   | 'maxConcurrentRunsPerClient'
+  | 'maxMcpSessionsPerTenant'
   | 'shutdownGraceMs'
   | 'logLevel'
   | 'typingsBudget'

@@ -13,7 +13,7 @@ import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from '
 import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
-import { tenantOf } from './tenancy.ts';
+import { clientKeyOf, tenantOf } from './tenancy.ts';
 
 interface RunBody {
   code: string;
@@ -97,7 +97,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (options.databaseAvailable?.() === false) {
       throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable, so this run could not be recorded: retry after the Retry-After seconds', { 'retry-after': '2' });
     }
-    const run = runs.begin(tenant.inner(callId, 'callId'), request.ip, callId);
+    const run = runs.begin(tenant.inner(callId, 'callId'), clientKeyOf(request), callId);
     let state: Exclude<RunState, 'running' | 'lost'> = 'failed';
     let recorded = false;
     const onClose = () => {

@@ -10,6 +10,7 @@ import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ProbeRouteConfig } from './auth.ts';
 import { createBearerAuth } from './auth.ts';
+import { clientKeyOf } from './tenancy.ts';
 import { ConfigError, assertDataDirOutsideWorkspace, isLoopbackHost, type PtcConfig } from './config.ts';
 import { capConnections, createHostCheck } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
@@ -190,6 +191,7 @@ async function mountRoutes(
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.timeWindow,
     allowList: (request) => isProbe(request),
+    keyGenerator: clientKeyOf,
     errorResponseBuilder: (_request, context) =>
       new HttpError('RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} reached: retry after the Retry-After seconds`),
   });
@@ -236,7 +238,15 @@ async function mountRoutes(
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });
-  const mcp = registerMcpRoutes(app, { registry: core.registry, sessions: core.sessions, logs: core.logs, metrics, catalog, runs });
+  const mcp = registerMcpRoutes(app, {
+    registry: core.registry,
+    sessions: core.sessions,
+    logs: core.logs,
+    metrics,
+    catalog,
+    runs,
+    maxSessionsPerTenant: config.maxMcpSessionsPerTenant,
+  });
   return {
     get size() {
       return mcp.size;

@@ -39,6 +39,17 @@ export function setTenant(request: FastifyRequest, name: string): void {
   tenants.set(request, name);
 }
 
+/**
+ * The key of the per-client caps (runs in flight, the rate limit, MCP
+ * sessions): the tenant with named tokens, else the client's address.
+ * Behind a reverse proxy every tenant shares one address, so keying on it
+ * would let one tenant's load refuse the others.
+ */
+export function clientKeyOf(request: FastifyRequest): string {
+  const name = tenants.get(request);
+  return name === undefined ? request.ip : `tenant:${name}`;
+}
+
 /** The scope a request's ids live in. */
 export function tenantOf(request: FastifyRequest): TenantScope {
   return scopeOf(tenants.get(request));
