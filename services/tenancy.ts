@@ -50,6 +50,19 @@ export function clientKeyOf(request: FastifyRequest): string {
   return name === undefined ? request.ip : `tenant:${name}`;
 }
 
+/**
+ * The tenant a stored id belongs to, for the shared workers' turns; with no
+ * named tokens, undefined (one tenant).
+ */
+export function tenantOfStoredId(names: readonly string[]): ((id: string) => string | undefined) | undefined {
+  if (names.length === 0) return undefined;
+  const known = new Set(names);
+  return (id) => {
+    const name = id.slice(0, id.indexOf('_'));
+    return known.has(name) ? name : undefined;
+  };
+}
+
 /** The scope a request's ids live in. */
 export function tenantOf(request: FastifyRequest): TenantScope {
   return scopeOf(tenants.get(request));

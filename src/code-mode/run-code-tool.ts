@@ -10,6 +10,7 @@ import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
 import type { DispatchToken, HookContext, ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
+import type { QueueOwner } from '../fair-queue.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
@@ -71,7 +72,7 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       let runMs = timeoutMs;
       if (deps.typecheck !== 'off' && deps.typings !== undefined) {
         const started = performance.now();
-        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal)));
+        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId })));
         // The check's time is the run's time: what is left of timeoutMs is the program's.
         runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
       }
@@ -94,10 +95,11 @@ async function typecheckProgram(
   schemas: readonly ToolSchema[],
   timeoutMs: number,
   signal: AbortSignal,
+  owner: QueueOwner,
 ): Promise<string[]> {
   let diagnostics: TypecheckDiagnostic[];
   try {
-    diagnostics = await typings.check(code, schemas, { timeoutMs: mode === 'enforce' ? timeoutMs : Math.ceil(timeoutMs / 2), signal });
+    diagnostics = await typings.check(code, schemas, { timeoutMs: mode === 'enforce' ? timeoutMs : Math.ceil(timeoutMs / 2), signal, owner });
   } catch (error) {
     if (signal.aborted) throw new PtcError('ABORTED', 'run_code was cancelled during its type-check; nothing ran');
     // Only the pool's own errors are written for the model; anything else could carry host details.

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
-import { json, post, startServer, type Running } from './helpers.ts';
+import { json, post, readSse, startServer, type Running } from './helpers.ts';
 
 const ACME = 'acme-token-0123456789';
 const GLOBEX = 'globex-token-0123456789';
@@ -175,5 +175,47 @@ describe('per-client caps key on the tenant', () => {
       gate.open();
     }
     for (const response of await Promise.all(held)) expect(response.status).toBe(200);
+  });
+});
+
+describe('shared search workers with two tenants', () => {
+  let server: Running;
+  beforeAll(async () => {
+    server = await startServer({
+      toolLimits: { searchWorkers: 2, searchTimeoutMs: 600_000 },
+      tenants: [
+        { name: 'acme', token: ACME },
+        { name: 'globex', token: GLOBEX },
+      ],
+    });
+  });
+  afterAll(() => server.server.close());
+
+  it("finishes another tenant's glob while one tenant's burst of backtracking greps holds the workers", async () => {
+    const setup = await json(
+      post(`${server.url}/v1/run`, { code: `await tools.write({ file_path: 'stuck.txt', content: '${'a'.repeat(40)}!\\n' }); await tools.write({ file_path: 'b.txt', content: '' });` }, as(ACME)),
+    );
+    expect(setup.isError).toBe(false);
+    // Ten greps V8 would backtrack on for ever (RE2 refuses the backreference), all at once.
+    const burst = await post(
+      `${server.url}/v1/run`,
+      { code: "return await Promise.allSettled(Array.from({ length: 10 }, () => tools.grep({ pattern: '^(a+)+\\\\1$', path: 'stuck.txt' })));", callId: 'burst', timeoutMs: 600_000 },
+      { ...as(ACME), accept: 'text/event-stream' },
+    );
+    let started = 0;
+    let ended = 0;
+    let burstStarted!: () => void;
+    const whenStarted = new Promise<void>((resolve) => (burstStarted = resolve));
+    const events = readSse(burst, (event) => {
+      if (event.event === 'ptc-dispatch-start' && ++started === 10) burstStarted();
+      if (event.event === 'ptc-dispatch') ended++;
+    });
+    await whenStarted;
+    const glob = await json(post(`${server.url}/v1/run`, { code: "return await tools.glob({ pattern: '*.txt' });" }, as(GLOBEX)));
+    expect(glob.value.result).toEqual({ paths: ['b.txt', 'stuck.txt'] });
+    // The glob did not wait for any of the burst's greps to end.
+    expect(ended).toBe(0);
+    expect((await fetch(`${server.url}/v1/runs/burst`, { method: 'DELETE', headers: as(ACME) })).status).toBe(202);
+    await events;
   });
 });
