@@ -83,8 +83,12 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
           : `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`,
       );
     }
-    // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
-    if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');
+    // Saturated: a new run would wait for a compute slot or memory headroom. A load balancer sheds load before requests queue.
+    const status = runtime?.status();
+    if (status?.saturated === true) {
+      const waitFor = status.saturatedBy === 'compute' ? 'a compute slot (every one is held by runs computing)' : 'memory headroom';
+      throw new HttpError('NOT_READY', `the sandbox is saturated: new runs would wait for ${waitFor}; send them elsewhere or retry shortly`);
+    }
     return { status: 'ready' };
   });
 

@@ -177,6 +177,7 @@ function collectInto(store: WeakMap<DispatchToken, HookContext[]>, token: Dispat
 /** The structured fields of a failed run; the nested call only when this run really made it and it failed. */
 function failureDetails(failure: SandboxFailure, scheduler: RunScheduler): ErrorDetails {
   const details: ErrorDetails = { kind: failure.kind };
+  if (failure.busy !== undefined) details.busy = failure.busy;
   if (failure.line !== undefined) details.line = failure.line;
   if (failure.column !== undefined) details.column = failure.column;
   const toolName = failure.callId === undefined ? undefined : scheduler.failedCall(failure.callId);
