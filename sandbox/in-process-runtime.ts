@@ -70,6 +70,12 @@ export interface InProcessRuntimeOptions {
   /** How long the wait queue may stand still, ms (wait-queue.ts). Default 5,000; past it a run that waited that long fails `busy`. */
   queueTimeoutMs?: number;
   /**
+   * `queueTimeoutMs` counts from each run's arrival alone, not from the
+   * queue's last start. Default false. The process runtime's children use it:
+   * their parent bounds how long a run may take to start.
+   */
+  queueTimeoutFromArrival?: boolean;
+  /**
    * Tool calls cross into the host synchronously: the guest blocks (`Atomics.wait` on memory it
    * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
    * It saves two thread hops per call for tools that answer within the turn; a tool that misses
@@ -143,8 +149,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
-  const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000, () =>
-    activeRuns >= maxActive ? 'compute' : 'memory',
+  const queue = new WaitQueue<true>(
+    Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
+    options.queueTimeoutMs ?? 5_000,
+    () => (activeRuns >= maxActive ? 'compute' : 'memory'),
+    options.queueTimeoutFromArrival === true,
   );
   // Read once: each call asks the kernel for the process's CPU affinity.
   const cores = availableParallelism();

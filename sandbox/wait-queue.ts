@@ -34,16 +34,22 @@ export class WaitQueue<Slot> {
   readonly #limit: number;
   readonly #timeoutMs: number;
   readonly #shortage: () => Shortage;
+  readonly #fromArrival: boolean;
   #entries: Entry<Slot>[] = [];
   #refused = 0;
   #movedAt = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  /** `shortage`: what the runtime lacks now, named in a refusal. */
-  constructor(limit: number, timeoutMs: number, shortage: () => Shortage) {
+  /**
+   * `shortage`: what the runtime lacks now, named in a refusal.
+   * `fromArrival`: the timeout counts from each run's arrival alone (a fixed
+   * longest wait), for a queue whose caller times the wait itself.
+   */
+  constructor(limit: number, timeoutMs: number, shortage: () => Shortage, fromArrival = false) {
     this.#limit = limit;
     this.#timeoutMs = timeoutMs;
     this.#shortage = shortage;
+    this.#fromArrival = fromArrival;
   }
 
   get size(): number {
@@ -111,7 +117,8 @@ export class WaitQueue<Slot> {
   /** When the oldest waiter's wait (from its arrival or the queue's last move) runs out. */
   #deadline(): number | undefined {
     const head = this.#entries[0];
-    return head === undefined ? undefined : Math.max(head.enteredAt, this.#movedAt) + this.#timeoutMs;
+    if (head === undefined) return undefined;
+    return (this.#fromArrival ? head.enteredAt : Math.max(head.enteredAt, this.#movedAt)) + this.#timeoutMs;
   }
 
   /** One timer for the whole queue, set for the head (every later waiter's deadline is no earlier). */

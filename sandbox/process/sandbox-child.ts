@@ -119,6 +119,8 @@ export class SandboxChild {
         maxActiveRuns: activeRunsPerChild(options),
         queueLimit: 1_000_000,
         queueTimeoutMs: options.queueTimeoutMs,
+        // The deadline below assumes a run waits here at most queueTimeoutMs.
+        queueTimeoutFromArrival: true,
       },
     });
   }

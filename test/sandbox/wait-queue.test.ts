@@ -63,4 +63,14 @@ describe('WaitQueue', () => {
     vi.advanceTimersByTime(600);
     expect(second[0]).toMatchObject({ busy: 'compute' });
   });
+
+  it('with fromArrival, each run waits a fixed timeout from its arrival, moving queue or not', () => {
+    const queue = new WaitQueue<number>(10, 1_000, () => 'compute', true);
+    const outcomes = waiters(queue, 2);
+    vi.advanceTimersByTime(900);
+    let given = false;
+    queue.drain(() => (given ? undefined : ((given = true), 1)));
+    vi.advanceTimersByTime(100);
+    expect(outcomes).toEqual(['started 1', expect.objectContaining({ kind: 'busy', busy: 'compute' })]);
+  });
 });
