@@ -28,6 +28,7 @@ export const HTTP_ERROR_CODES = {
   EVENT_LOG_UNAVAILABLE: { status: 503, fix: 'The session log could not be opened or read (a disk or permission fault): retry later; the server log has the cause.' },
   DATABASE_UNAVAILABLE: { status: 503, fix: 'PostgreSQL (databaseUrl) is unreachable or failing: retry after Retry-After seconds; runs resume without a restart once it is back.' },
   TOO_MANY_MCP_SESSIONS: { status: 503, fix: 'Every MCP session of yours has a call in flight and you hold maxMcpSessionsPerTenant: wait for a call to end (Retry-After), close a session, or raise the cap.' },
+  TOO_MANY_CONNECTIONS: { status: 503, fix: 'Your client holds maxConnectionsPerClient open connections: reuse them (keep-alive), close some, or retry after Retry-After seconds.' },
   NOT_READY: { status: 503, fix: 'The sandbox is starting or the server is shutting down: retry shortly.' },
 } as const;
 

@@ -15,6 +15,8 @@ export interface PtcMetrics {
   /** Records a finished outer call: counts it by kind and outcome, and its duration. */
   runFinished(kind: RunKind, result: ToolExecutionResult, seconds: number): void;
   nestedCall(tool: string, outcome: string): void;
+  /** Counts a connection answered 503 and closed at a connection cap. */
+  connectionRefused(cap: 'per-client'): void;
   /** The text exposition format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -55,6 +57,12 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
     name: 'ptc_nested_calls_total',
     help: 'Tool calls made by programs, by tool and outcome (ok or error code).',
     labelNames: ['tool', 'outcome'] as const,
+    registers: [registry],
+  });
+  const refusedConnections = new Counter({
+    name: 'ptc_connections_refused_total',
+    help: 'Requests answered 503 TOO_MANY_CONNECTIONS on a connection past a cap (cap: per-client).',
+    labelNames: ['cap'] as const,
     registers: [registry],
   });
   const pool = options.poolStatus;
@@ -115,6 +123,7 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
       duration.observe({ kind }, seconds);
     },
     nestedCall: (tool, outcome) => nested.inc({ tool, outcome }),
+    connectionRefused: (cap) => refusedConnections.inc({ cap }),
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },
