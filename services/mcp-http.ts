@@ -18,7 +18,7 @@ import { createPtcMcpServer } from './mcp-server.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { HttpError } from './http-errors.ts';
-import { clientKeyOf, tenantOf } from './tenancy.ts';
+import { clientKeyOf, tenantOf, type TenantScope } from './tenancy.ts';
 
 /** MCP sessions a tenant may keep open at once (the default of `maxMcpSessionsPerTenant`). */
 export const MAX_MCP_SESSIONS = 256;
@@ -44,7 +44,7 @@ export interface McpRoutes {
 }
 
 interface Session {
-  /** The tenant that opened it (`clientKeyOf`): only that tenant may use it. */
+  /** The tenant that opened it (empty without named tokens: one tenant): only that tenant may use it. */
   owner: string;
   transport: StreamableHTTPServerTransport;
   /** Tool calls being answered: a session with one in flight is never evicted. */
@@ -92,14 +92,14 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     }
     throw new HttpError(
       'TOO_MANY_MCP_SESSIONS',
-      `this client already has ${mine.size} MCP sessions, each with a call in flight (the cap is ${maxPerTenant}): wait for a call to end, or close a session (DELETE /mcp)`,
+      `this tenant already has ${mine.size} MCP sessions, each with a call in flight (the cap is ${maxPerTenant}): wait for a call to end, or close a session (DELETE /mcp)`,
       { 'retry-after': '1' },
     );
   }
 
-  async function startSession(request: FastifyRequest, owner: string): Promise<Session> {
+  async function startSession(request: FastifyRequest, tenant: TenantScope): Promise<Session> {
+    const owner = tenant.name ?? '';
     makeRoom(owner);
-    const tenant = tenantOf(request);
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -120,7 +120,8 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
         return sessionId();
       },
       tenant,
-      client: owner,
+      // The run cap's key: the tenant with named tokens, else the address.
+      client: clientKeyOf(request),
     });
     let closed = false;
     session = {
@@ -151,12 +152,12 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers['mcp-session-id'];
     const id = typeof header === 'string' ? header : undefined;
-    const owner = clientKeyOf(request);
+    const tenant = tenantOf(request);
     let session = id === undefined ? undefined : open.get(id);
     // Another tenant's session is answered as one that does not exist.
-    if (session !== undefined && session.owner !== owner) session = undefined;
+    if (session !== undefined && session.owner !== (tenant.name ?? '')) session = undefined;
     if (session !== undefined && id !== undefined) touch(id, session);
-    else if (id === undefined && request.method === 'POST' && isInitializeRequest(request.body)) session = await startSession(request, owner);
+    else if (id === undefined && request.method === 'POST' && isInitializeRequest(request.body)) session = await startSession(request, tenant);
     if (session === undefined) {
       const message = id === undefined ? 'no Mcp-Session-Id: start with an initialize request' : 'unknown or expired Mcp-Session-Id: initialize a new session';
       await reply.code(id === undefined ? 400 : 404).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
