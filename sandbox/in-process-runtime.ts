@@ -67,8 +67,14 @@ export interface InProcessRuntimeOptions {
   burstThreads?: number;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
   queueLimit?: number;
-  /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
+  /** How long the wait queue may stand still, ms (wait-queue.ts). Default 5,000; past it a run that waited that long fails `busy`. */
   queueTimeoutMs?: number;
+  /**
+   * `queueTimeoutMs` counts from each run's arrival alone, not from the
+   * queue's last start. Default false. The process runtime's children use it:
+   * their parent bounds how long a run may take to start.
+   */
+  queueTimeoutFromArrival?: boolean;
   /**
    * Tool calls cross into the host synchronously: the guest blocks (`Atomics.wait` on memory it
    * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
@@ -144,7 +150,12 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
-  const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
+  const queue = new WaitQueue<true>(
+    Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
+    options.queueTimeoutMs ?? 5_000,
+    () => (activeRuns >= maxActive ? 'compute' : 'memory'),
+    options.queueTimeoutFromArrival === true,
+  );
   // Read once: each call asks the kernel for the process's CPU affinity.
   const cores = availableParallelism();
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));
@@ -344,7 +355,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   return {
     kind: 'in-process',
     run(request) {
-      if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed' }));
+      if (closed) return Promise.resolve(failed({ kind: 'busy', busy: 'closed', message: 'the sandbox runtime is closed' }));
       // Waiting runs go first: headroom that frees is theirs.
       if (queue.size === 0 && hasRoom()) return start(request);
       // Short of headroom: the kept isolates' memory goes to the runs first.
@@ -359,6 +370,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       await Promise.all([warmUp().then(() => pool.filled()), burstThreads()?.ready().catch(() => undefined), kept.settled()]);
     },
     status(): SandboxPoolStatus {
+      const saturated = queue.size > 0 || !hasRoom();
       return {
         children: threads?.readyCount ?? 0,
         busy: active.size,
@@ -369,14 +381,15 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         memoryStopped: budget.stoppedRuns + (threads?.memoryStopped ?? 0),
         memoryBudgetBytes: budget.limitBytes,
         memoryUsedBytes: budget.usedBytes + (threads?.grownBytes ?? 0),
-        saturated: queue.size > 0 || !hasRoom(),
+        saturated,
+        ...(saturated ? { saturatedBy: activeRuns >= maxActive ? ('compute' as const) : ('memory' as const) } : {}),
         isolatesReused: kept.reused,
       };
     },
     async close() {
       closed = true;
       stopWatch();
-      queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before the run could start' });
+      queue.failAll({ kind: 'busy', busy: 'closed', message: 'the sandbox runtime closed before the run could start' });
       const poolClosed = pool.close();
       const keptClosed = kept.close();
       await Promise.allSettled([...active]);

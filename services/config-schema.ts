@@ -90,7 +90,9 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
     ),
   sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
   queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),
-  queueTimeoutMs: positiveInt().describe('Longest wait for headroom, ms. Default 5,000; past it the run fails `busy` (503).'),
+  queueTimeoutMs: positiveInt().describe(
+    'How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long. Default 5,000.',
+  ),
 });
 export type PoolConfig = z.infer<typeof poolSchema>;
 
@@ -183,6 +185,9 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     timeWindow: positiveInt(),
   }),
   maxConcurrentRunsPerClient: positiveInt().describe('Runs in flight per client. Default 32; past it: 429 with Retry-After.'),
+  maxMcpSessionsPerTenant: positiveInt().describe(
+    "MCP sessions (`/mcp`) one tenant keeps open. Default 256; past it that tenant's least recently used session with no call in flight is closed, or, when every one has a call in flight, the new one is refused (503).",
+  ),
   shutdownGraceMs: z.int().min(0).describe('On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. Default 10,000.'),
   logLevel: logLevelSchema.describe('Default `info`. Code, arguments and values are never logged at info.'),
   // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
@@ -233,6 +238,7 @@ type Defaulted =
   | 'disabledTools'
   | 'bodyLimit'
   | 'maxConcurrentRunsPerClient'
+  | 'maxMcpSessionsPerTenant'
   | 'shutdownGraceMs'
   | 'logLevel'
   | 'typingsBudget'

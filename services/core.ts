@@ -16,6 +16,7 @@ import { createBuiltinTools } from '../src/tools/index.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
+import { tenantOfStoredId } from './tenancy.ts';
 import type { Database } from './postgres/database.ts';
 import type { PostgresEventSink } from './postgres/event-sink.ts';
 import { createRetention, type Retention, type SessionUsage } from './retention.ts';
@@ -74,7 +75,9 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
           : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
-  for (const tool of createBuiltinTools({ workspace: config.workspace, limits: config.toolLimits })) {
+  // With named tokens, shared workers (search, type-check) serve tenants in turn.
+  const tenantOf = tenantOfStoredId(config.tenants.map((tenant) => tenant.name));
+  for (const tool of createBuiltinTools({ workspace: config.workspace, limits: config.toolLimits, tenantOf })) {
     if (!disabled.has(tool.name)) registry.register(tool);
   }
   const logs = createLogRouter();
@@ -83,7 +86,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     registry,
     runtime: config.runtime,
     pool: config.pool,
-    typechecker: config.typechecker,
+    typechecker: { ...config.typechecker, tenantOf },
     warm: options.sandbox !== false,
     limits: config.limits,
     mode: config.mode,

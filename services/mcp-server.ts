@@ -36,6 +36,7 @@ import type { LogRouter } from './log-router.ts';
 import type { McpCatalog } from './mcp-catalog.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
+import type { TenantScope } from './tenancy.ts';
 
 export const SEARCH_TOOLS = 'search_tools';
 export const TYPINGS_URI = 'ptc://typings';
@@ -52,8 +53,10 @@ export interface PtcMcpServerOptions {
   catalog: McpCatalog;
   /** Calls in flight (shared with the HTTP routes, so shutdown and `DELETE /v1/runs/:callId` reach MCP runs too). */
   runs: RunTracker;
-  /** The session every run of this MCP session is logged under. */
+  /** The session every run of this MCP session is logged under (stored form: with the tenant's prefix). */
   sessionId: string;
+  /** The tenant whose ids the runs are stored under. Default: ids as given (one tenant). */
+  tenant?: TenantScope;
   /** The key of the per-client concurrency cap. Default: the session id. */
   client?: string;
   logs?: Pick<LogRouter, 'watch'>;
@@ -66,6 +69,8 @@ export interface PtcMcpServer {
   readonly server: Server;
   /** Resolves once no tool call is being answered (for a close that lets answers go out first). */
   idle(): Promise<void>;
+  /** Tool calls being answered now. */
+  readonly answering: number;
   /** Stops listening for catalogue changes. Does not close the transport. */
   dispose(): void;
 }
@@ -209,6 +214,9 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
 
   return {
     server,
+    get answering() {
+      return answering;
+    },
     idle: () => (answering === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
     dispose: offCatalog,
   };
@@ -227,7 +235,8 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
   };
   let run;
   try {
-    run = options.runs.begin(randomUUID(), options.client ?? options.sessionId);
+    const callId = randomUUID();
+    run = options.runs.begin(options.tenant?.inner(callId, 'callId') ?? callId, options.client ?? options.sessionId, callId);
   } catch (error) {
     return failure((error as Error).message);
   }
@@ -237,13 +246,14 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
   else signal.addEventListener('abort', onAbort, { once: true });
   const sent: Promise<void>[] = [];
   let step = 0;
+  const shown = (callId: string) => options.tenant?.outer(callId) ?? callId;
   const onEvent =
     progress === undefined
       ? undefined
       : (event: ToolEvent) => {
-          if (event.type === 'tool/ptc-dispatch-start') sent.push(progress({ progress: ++step, message: `${event.name} started (${event.callId})` }));
+          if (event.type === 'tool/ptc-dispatch-start') sent.push(progress({ progress: ++step, message: `${event.name} started (${shown(event.callId)})` }));
           else if (event.type === 'tool/ptc-dispatch') {
-            sent.push(progress({ progress: ++step, message: `${event.name} ${event.isError ? 'failed' : 'done'} (${event.callId})` }));
+            sent.push(progress({ progress: ++step, message: `${event.name} ${event.isError ? 'failed' : 'done'} (${shown(event.callId)})` }));
           }
         };
   try {

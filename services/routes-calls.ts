@@ -15,7 +15,7 @@ import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
 import { outboundFull, type Outbound } from './outbound.ts';
-import { tenantOf } from './tenancy.ts';
+import { clientKeyOf, tenantOf } from './tenancy.ts';
 
 interface RunBody {
   code: string;
@@ -123,7 +123,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (options.databaseAvailable?.() === false) {
       throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable, so this run could not be recorded: retry after the Retry-After seconds', { 'retry-after': '2' });
     }
-    const run = runs.begin(tenant.inner(callId, 'callId'), request.ip, callId);
+    const run = runs.begin(tenant.inner(callId, 'callId'), clientKeyOf(request), callId);
     let state: Exclude<RunState, 'running' | 'lost'> = 'failed';
     let recorded = false;
     const onClose = () => {
@@ -144,11 +144,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       if (!acceptsEventStream(request)) {
         const body = await executeCall(options, call);
         state = endState(body, run.signal);
-        if (isBusy(body)) {
-          throw new HttpError('SANDBOX_BUSY', 'the sandbox had no memory headroom for the run in time and nothing of the program ran: retry after the Retry-After seconds', {
-            'retry-after': BUSY_RETRY_AFTER_SECONDS,
-          });
-        }
+        const busy = busyRefusal(body);
+        if (busy !== undefined) throw busy;
         return respond(body);
       }
       const stream = openEventStream(reply, outbound);
@@ -203,12 +200,25 @@ function acceptsEventStream(request: FastifyRequest): boolean {
 const BUSY_RETRY_AFTER_SECONDS = '1';
 
 /**
- * The run never started: the sandbox refused it `busy` (its queue was full,
- * or no memory headroom freed within the queue timeout). The one place that
- * reads the failure kind for the 503 decision.
+ * The 503 for a run that never started because the sandbox refused it
+ * `busy`, naming what it lacked; undefined for any other outcome. The one
+ * place that reads the failure kind for the 503 decision.
  */
-function isBusy(body: CallResponse): boolean {
-  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.info.kind === 'busy';
+function busyRefusal(body: CallResponse): HttpError | undefined {
+  const info = body.isError ? body.error?.info : undefined;
+  if (info?.code !== 'CODE_RUN_FAILED' || info.kind !== 'busy') return undefined;
+  const headers = { 'retry-after': BUSY_RETRY_AFTER_SECONDS };
+  const nothingRan = 'nothing of the program ran: retry after the Retry-After seconds';
+  switch (info.busy) {
+    case 'compute':
+      return new HttpError('NO_COMPUTE_SLOT', `every compute slot stayed held by runs computing while the queue stood still, so ${nothingRan}`, headers);
+    case 'queue-full':
+      return new HttpError('QUEUE_FULL', `the sandbox's wait queue was full, so ${nothingRan}`, headers);
+    case 'closed':
+      return new HttpError('NOT_READY', 'the sandbox is shutting down and nothing of the program ran: retry against a running instance');
+    default:
+      return new HttpError('SANDBOX_BUSY', `the sandbox had no memory headroom for the run in time, so ${nothingRan}`, headers);
+  }
 }
 
 function logsOf(body: CallResponse): string[] {

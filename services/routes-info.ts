@@ -95,8 +95,12 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
         throw new HttpError('NOT_READY', `the ${folder.name} folder is not writable by this process (${problem}): give its owner or mode to the server's user, or mount it writable; ready again once it is`);
       }
     }
-    // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
-    if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');
+    // Saturated: a new run would wait for a compute slot or memory headroom. A load balancer sheds load before requests queue.
+    const status = runtime?.status();
+    if (status?.saturated === true) {
+      const waitFor = status.saturatedBy === 'compute' ? 'a compute slot (every one is held by runs computing)' : 'memory headroom';
+      throw new HttpError('NOT_READY', `the sandbox is saturated: new runs would wait for ${waitFor}; send them elsewhere or retry shortly`);
+    }
     return { status: 'ready' };
   });
 
