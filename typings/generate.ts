@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ToolSchema } from '../src/tool.ts';
-import { CALL_ERROR_CODE_LIST } from './call-error-codes.ts';
+import { CALL_ERROR_CODE_LIST, HTTP_CALL_ERROR_TYPE } from './call-error-codes.ts';
 import { compileMember, type MapName } from './compile-member.ts';
 import type { LruCache } from './lru.ts';
 import { prepareTools, type PreparedTool } from './prepare.ts';
@@ -28,6 +28,7 @@ const FOLD_WIDTH = 200;
 /** On the output entry of a tool whose MCP outputSchema could not be enforced. */
 const UNVALIDATED_NOTE = 'Output NOT validated (its outputSchema could not be enforced): check structuredContent\'s shape first.';
 
+const DECLARED_NOTE = "Output NOT validated (its declared schema could not be enforced): check the value's shape before relying on it.";
 const UNVALIDATED_ALIAS = ['/** JSON no schema checked: test its shape before use. */', 'type UnvalidatedJson = JsonValue;'];
 
 /** Byte-stable typings for `schemas`, sorted by tool name. Never throws on hostile schemas; never reads files or the network. */
@@ -74,7 +75,16 @@ export async function renderEntries(tools: readonly PreparedTool[], memberCache?
     tools.map(async (tool) => ({
       name: tool.name,
       args: await member(tool.name, withDescription(tool.args, tool.description), 'ToolArgsMap', memberCache),
-      output: await member(tool.name, tool.unvalidatedOutput ? withDescription(tool.output, UNVALIDATED_NOTE) : tool.output, 'ToolOutputMap', memberCache),
+      output: await member(
+        tool.name,
+        tool.unvalidatedOutput
+          ? withDescription(tool.output, UNVALIDATED_NOTE)
+          : tool.declaredOutput === true
+            ? withDescription(tool.output, DECLARED_NOTE)
+            : tool.output,
+        'ToolOutputMap',
+        memberCache,
+      ),
     })),
   );
 }
@@ -109,7 +119,7 @@ function toolCallErrorDeclaration(): string {
     'declare class ToolCallError extends Error {',
     '  readonly name: "ToolCallError";',
     '  readonly toolName: string;',
-    `  readonly code: ${CALL_ERROR_CODE_LIST.map((code) => JSON.stringify(code)).join(' | ')};`,
+    `  readonly code: ${[...CALL_ERROR_CODE_LIST.map((code) => JSON.stringify(code)), HTTP_CALL_ERROR_TYPE].join(' | ')};`,
     '  readonly callId: string;',
     '}',
   ].join('\n');

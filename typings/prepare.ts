@@ -14,6 +14,8 @@ export interface PreparedTool {
   output: SafeNode;
   /** An MCP tool whose advertised outputSchema could not be enforced (it is typed `UnvalidatedJson`). */
   unvalidatedOutput: boolean;
+  /** A tool typed from a declared output schema that is not enforced (`ToolSchema.unvalidatedOutput`). */
+  declaredOutput?: true;
 }
 
 /** The MCP bridge marks an unenforced outputSchema by this description prefix on `structuredContent`. */
@@ -70,14 +72,25 @@ function nameOf(entry: unknown): string | undefined {
 
 function prepareTool(name: string, entry: object, limits: SchemaLimits, budget: SharedBudget): PreparedTool | undefined {
   try {
-    const { description, parameters, output } = entry as Record<string, unknown>;
+    const { description, parameters, output, unvalidatedOutput: declared } = entry as Record<string, unknown>;
     const text = typeof description === 'string' ? cleanDescription(description, limits) : undefined;
     const unvalidatedOutput = isUnvalidated(output);
+    const args = sanitizeSchema(parameters, limits, budget);
+    if (declared !== undefined) {
+      return {
+        name,
+        ...(text === undefined ? {} : { description: text }),
+        args,
+        output: sanitizeSchema(declared, limits, budget),
+        unvalidatedOutput: false,
+        declaredOutput: true,
+      };
+    }
     const safeOutput = sanitizeSchema(output, limits, budget);
     return {
       name,
       ...(text === undefined ? {} : { description: text }),
-      args: sanitizeSchema(parameters, limits, budget),
+      args,
       output: unvalidatedOutput ? markUnvalidated(safeOutput) : safeOutput,
       unvalidatedOutput,
     };

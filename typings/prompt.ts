@@ -2,7 +2,7 @@
  * `renderPrompt`: the model-facing instructions for writing a run_code program,
  * followed by the typings in a ts block. Markdown.
  */
-import { CALL_ERROR_CODES, CALL_ERROR_CODE_LIST } from './call-error-codes.ts';
+import { CALL_ERROR_CODES, CALL_ERROR_CODE_LIST, HTTP_CALL_ERROR_NOTE } from './call-error-codes.ts';
 
 /** The run limits the prompt states. Defaults are `DEFAULT_CODE_MODE_LIMITS`; pass the configured ones. */
 export interface PromptLimits {
@@ -59,7 +59,10 @@ export function renderSearchPrompt(sharedTypings: string, toolCount: number, lim
 
 export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}): string {
   const l = { ...DEFAULT_PROMPT_LIMITS, ...limits };
-  const codes = CALL_ERROR_CODE_LIST.map((code) => `  - \`${code}\`: ${CALL_ERROR_CODES[code]}.`);
+  const codes = [
+    ...CALL_ERROR_CODE_LIST.map((code) => `  - \`${code}\`: ${CALL_ERROR_CODES[code]}.`),
+    `  - \`HTTP_<status>\`: ${HTTP_CALL_ERROR_NOTE}.`,
+  ];
   return [
     '## Writing code for run_code',
     '',
