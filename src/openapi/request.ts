@@ -180,9 +180,10 @@ function tooLarge(what: string, maxBytes: number): PtcError {
   return new PtcError('TOOL_FAILED', `${what}: the response is larger than ${maxBytes} bytes (maxResponseBytes); ask for less (filter or page the request)`);
 }
 
-/** The failure's cause as the network layer names it (`ECONNREFUSED`), never a header or a URL's credentials. */
+/** The failure's cause as the network layer names it (`ECONNREFUSED`, `bad port`); undici's causes never quote a header. */
 function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
-  return error instanceof Error && error.name !== 'Error' ? error.name : 'network error';
+  if (typeof cause?.message === 'string' && cause.message !== '') return cause.message.split('\n', 1)[0].slice(0, 200);
+  return 'network error';
 }
