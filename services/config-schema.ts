@@ -128,6 +128,8 @@ const openApiSourceSchema = z
       ])
       .describe('Operations that need approval before they run: globs as in `include`, or `{"methods": ["DELETE", "POST"]}`. Default: none.'),
   })
+  .partial()
+  .required({ spec: true })
   .describe('One OpenAPI spec as a tool source: one tool `<name>__<operationId>` per operation, requests made by the host.');
 
 // Compile-time drift check: what the file accepts is what the OpenAPI source takes.

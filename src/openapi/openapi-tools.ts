@@ -31,8 +31,8 @@ export interface OpenApiToolsOptions extends Omit<OpenApiSourceConfig, 'spec'> {
 /** The value of an operation whose success response is not JSON. */
 export type OpenApiTextValue = TextResponse;
 
-/** Characters of an operation's description kept in its tool's description. */
-const MAX_DESCRIPTION_CHARS = 1_200;
+/** Characters of an operation's description kept in its tool's description (when it has no summary). */
+const MAX_DESCRIPTION_CHARS = 400;
 
 const TEXT_OUTPUT: JsonSchemaNode = {
   type: 'object',
@@ -135,7 +135,7 @@ function operationDefinition(
   let validate: FullValidate | undefined;
   const definition: ToolDefinition<JsonObject, JsonValue> = {
     name,
-    description: describeOperation(operation, plan),
+    description: describeOperation(operation),
     parameters: argumentsSchema(operation, (schema) => inlineSchema(schema, document).node) as JsonSchemaNode,
     validateArguments: false,
     timeoutMs,
@@ -215,15 +215,19 @@ function outputOf(operation: OperationPlan, document: unknown): { schema: JsonSc
   return { schema: {}, declared: inlined.node as JsonSchemaNode };
 }
 
-function describeOperation(operation: OperationPlan, plan: ApiPlan): string {
+/**
+ * The summary (else the description's first paragraph), then the method and
+ * path: short, since a large spec is found through search, which long
+ * descriptions dilute, and its parameters carry their own descriptions.
+ */
+function describeOperation(operation: OperationPlan): string {
   const parts: string[] = [];
-  if (operation.summary !== undefined && operation.summary.trim() !== '') parts.push(operation.summary.trim());
-  if (operation.description !== undefined && operation.description.trim() !== '' && operation.description.trim() !== operation.summary?.trim()) {
-    const text = operation.description.trim();
-    parts.push(text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS)}…` : text);
-  }
+  const summary = operation.summary?.trim() ?? '';
+  const paragraph = operation.description?.trim().split(/\n\s*\n/, 1)[0] ?? '';
+  if (summary !== '') parts.push(summary);
+  else if (paragraph !== '') parts.push(paragraph.length > MAX_DESCRIPTION_CHARS ? `${paragraph.slice(0, MAX_DESCRIPTION_CHARS)}…` : paragraph);
   if (operation.deprecated) parts.push('Deprecated.');
-  parts.push(`${operation.method.toUpperCase()} ${operation.path} (${plan.title})`);
+  parts.push(`${operation.method.toUpperCase()} ${operation.path}`);
   return parts.join('\n\n');
 }
 
