@@ -70,7 +70,7 @@ export function createMcpCatalog(options: McpCatalogOptions): McpCatalog {
     const byName = new Map(schemas.map((schema) => [schema.name, schema]));
     const searchable = typings.length > budget;
     const prompt = searchable
-      ? renderSearchPrompt(await renderTypings([]), prepared.length, options.promptLimits)
+      ? renderSearchPrompt(await renderTypings([], undefined, prepared), prepared.length, options.promptLimits)
       : renderPrompt(typings, options.promptLimits);
     return {
       typings,

@@ -24,6 +24,9 @@ export interface PromptLimits {
   maxArgBytes: number;
 }
 
+/** Present in typings that bridge MCP tools (typings/generate.ts declares it once). */
+const MCP_CONTENT_DECLARATION = 'type McpContentBlock =';
+
 export const DEFAULT_PROMPT_LIMITS: PromptLimits = {
   timeoutMs: 30_000,
   maxTimeoutMs: 600_000,
@@ -75,6 +78,12 @@ export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}
       ' It must be lossless JSON: no `undefined`, functions, `NaN`, `Infinity`, `-0`, `Date`s, class instances, sparse arrays or cycles.',
     '- A tool resolves to its canonical value, `ToolOutputMap[name]`: validated JSON data, not display text, and deep-frozen' +
       ' (copy it, `{ ...value }` or `[...list]`, before changing it).',
+    ...(typings.includes(MCP_CONTENT_DECLARATION)
+      ? [
+          '- Tools bridged from MCP servers resolve to `{ content, structuredContent? }`, `content` a list of `McpContentBlock`:' +
+            ' narrow a block on its `type` before reading it: `const [block] = r.content; if (block?.type === "text") console.log(block.text);`.',
+        ]
+      : []),
     '- A failed call rejects with a `ToolCallError` (`toolName`, `code`, `callId`, `message`). Catch it to recover; its `code` is one of:',
     ...codes,
     '- Independent calls run concurrently: start them together with `Promise.all`. Await one before the next only when it needs the result.',

@@ -7,7 +7,7 @@
 import { cleanDescription, type TextLimits } from './text.ts';
 
 /** Alias names declared in the typings header; the only `tsType` values we emit. */
-export type AliasType = 'JsonValue' | 'JsonObject' | 'UnvalidatedJson' | 'Record<string, never>';
+export type AliasType = 'JsonValue' | 'JsonObject' | 'UnvalidatedJson' | 'McpContentBlock[]' | 'Record<string, never>';
 
 /** What we hand to `compile`: fresh objects, own keys only, no `$ref`, bounded. */
 export interface SafeNode {
