@@ -15,9 +15,9 @@ import type { JsonSchemaNode } from '../schema/types.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { staticToolSource, type ToolSource } from '../tool-source.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from './config.ts';
-import { planOperations, type ApiPlan, type OperationPlan } from './operations.ts';
+import { planOperations, type OperationPlan } from './operations.ts';
 import { callOperation, type RequestSettings, type TextResponse } from './request.ts';
-import { inlineSchema, isRecord, toSubset } from './schemas.ts';
+import { inlineSchema, isRecord, toSubset, type InlineCache, type Inlined } from './schemas.ts';
 
 export interface OpenApiToolsOptions extends Omit<OpenApiSourceConfig, 'spec'> {
   /** Prefixes every tool name: `<name>__<operationId>`. */
@@ -69,6 +69,7 @@ export async function openApiTools(options: OpenApiToolsOptions): Promise<ToolDe
   // One ajv instance per spec: operations' schemas refer into the same document, compiled on first use.
   const family = createSchemaFamily(plan.version === '3.1' ? '2020-12' : 'draft-07', { [SPEC_ID]: document as object });
   const configured = new Set(Object.keys(settings.headers).map((header) => header.toLowerCase()));
+  const inlined: InlineCache = new Map();
   const definitions: ToolDefinition<JsonObject, JsonValue>[] = [];
   for (const operation of plan.operations) {
     const keys = operationKeys(operation);
@@ -76,7 +77,9 @@ export async function openApiTools(options: OpenApiToolsOptions): Promise<ToolDe
     if (exclude !== undefined && keys.some(exclude)) continue;
     // A configured header always wins: the operation's parameter of that name is not offered.
     const own = { ...operation, parameters: operation.parameters.filter((p) => !(p.in === 'header' && configured.has(p.name.toLowerCase()))) };
-    definitions.push(operationDefinition(options.name, own, plan, document, family, settings, options.timeoutMs ?? OPENAPI_DEFAULTS.timeoutMs, approval(own)));
+    definitions.push(
+      operationDefinition(options.name, own, (schema) => inlineSchema(schema, document, inlined), family, settings, options.timeoutMs ?? OPENAPI_DEFAULTS.timeoutMs, approval(own)),
+    );
   }
   return definitions;
 }
@@ -122,8 +125,7 @@ function hasExternalRef(root: unknown): boolean {
 function operationDefinition(
   source: string,
   operation: OperationPlan,
-  plan: ApiPlan,
-  document: Record<string, unknown>,
+  inline: (schema: unknown) => Inlined,
   family: { compile(schema: object): FullValidate },
   settings: RequestSettings,
   timeoutMs: number,
@@ -131,12 +133,12 @@ function operationDefinition(
 ): ToolDefinition<JsonObject, JsonValue> {
   const name = `${source}__${operation.slug}`;
   const method = operation.method.toUpperCase();
-  const output = outputOf(operation, document);
+  const output = outputOf(operation, inline);
   let validate: FullValidate | undefined;
   const definition: ToolDefinition<JsonObject, JsonValue> = {
     name,
     description: describeOperation(operation),
-    parameters: argumentsSchema(operation, (schema) => inlineSchema(schema, document).node) as JsonSchemaNode,
+    parameters: argumentsSchema(operation, (schema) => inline(schema).node) as JsonSchemaNode,
     validateArguments: false,
     timeoutMs,
     output: {
@@ -205,11 +207,11 @@ function rebaseRefs(node: unknown): unknown {
 }
 
 /** The enforced schema, and the declared one when it could not be enforced. */
-function outputOf(operation: OperationPlan, document: unknown): { schema: JsonSchemaNode; declared?: JsonSchemaNode } {
+function outputOf(operation: OperationPlan, inline: (schema: unknown) => Inlined): { schema: JsonSchemaNode; declared?: JsonSchemaNode } {
   const response = operation.response;
   if (response.kind === 'text') return { schema: TEXT_OUTPUT };
   if (response.kind === 'none') return { schema: { description: 'The response body, if any (the spec declares none): parsed JSON, `{contentType, text}`, or null when empty.' } };
-  const inlined = inlineSchema(response.schema, document);
+  const inlined = inline(response.schema);
   const enforced = toSubset(inlined);
   if (enforced !== undefined) return { schema: enforced };
   return { schema: {}, declared: inlined.node as JsonSchemaNode };

@@ -28,35 +28,57 @@ export function resolvePointer(document: unknown, ref: string): unknown {
   return node;
 }
 
+/** Complete expansions of a document's `$ref`s, by pointer, with their node count: shared by one spec's operations. */
+export type InlineCache = Map<string, { node: unknown; size: number }>;
+
 /**
  * A fresh copy of `schema` with every local `$ref` replaced by what it points
  * to. Vendor extensions (`x-…`) and examples are dropped: they say nothing
- * about the shape, and an example may be large.
+ * about the shape, and an example may be large. A reference expanded whole
+ * once is reused from `cache` (the tree then shares that subtree; it is
+ * never mutated).
  */
-export function inlineSchema(schema: unknown, document: unknown, budget = INLINE_NODE_BUDGET): Inlined {
+export function inlineSchema(schema: unknown, document: unknown, cache: InlineCache = new Map(), budget = INLINE_NODE_BUDGET): Inlined {
   const state = { left: budget, cut: false };
-  const node = copy(schema, document, new Set(), state);
+  const node = copy(schema, document, new Set(), state, cache);
   return { node: isRecord(node) ? node : {}, cut: state.cut };
 }
 
 const DROPPED = new Set(['example', 'examples', 'xml', 'externalDocs', 'discriminator', '$schema', '$id', '$comment']);
 
-function copy(input: unknown, document: unknown, refs: Set<string>, state: { left: number; cut: boolean }): unknown {
-  if (Array.isArray(input)) return input.map((item) => copy(item, document, refs, state));
+interface InlineState {
+  left: number;
+  cut: boolean;
+}
+
+function copy(input: unknown, document: unknown, refs: Set<string>, state: InlineState, cache: InlineCache): unknown {
+  if (Array.isArray(input)) return input.map((item) => copy(item, document, refs, state, cache));
   if (!isRecord(input)) return input;
   const ref = input.$ref;
   if (typeof ref === 'string') {
+    const description = input.description;
+    const annotate = (resolved: unknown) => (typeof description === 'string' && isRecord(resolved) ? { ...resolved, description } : resolved);
+    const cached = cache.get(ref);
+    if (cached !== undefined && cached.size <= state.left) {
+      state.left -= cached.size;
+      return annotate(cached.node);
+    }
     const target = resolvePointer(document, ref);
     if (target === undefined || refs.has(ref) || state.left <= 0) {
       state.cut = true;
       return { description: refs.has(ref) ? `(recursive: ${refName(ref)})` : `(${refName(ref)}: not expanded)` };
     }
+    const wasCut = state.cut;
+    const before = state.left;
+    state.cut = false;
     refs.add(ref);
-    const resolved = copy(target, document, refs, state);
+    const resolved = copy(target, document, refs, state, cache);
     refs.delete(ref);
+    // Only a whole expansion is the same wherever the reference appears.
+    if (!state.cut) cache.set(ref, { node: resolved, size: before - state.left });
+    state.cut ||= wasCut;
     // Siblings of a $ref (3.1 allows a description beside it) annotate the target.
-    const description = input.description;
-    return typeof description === 'string' && isRecord(resolved) ? { ...resolved, description } : resolved;
+    return annotate(resolved);
   }
   if (state.left <= 0) {
     state.cut = true;
@@ -69,11 +91,11 @@ function copy(input: unknown, document: unknown, refs: Set<string>, state: { lef
     if (key === 'properties' && isRecord(value)) {
       const properties: Record<string, unknown> = {};
       for (const [name, child] of Object.entries(value)) {
-        Object.defineProperty(properties, name, { value: copy(child, document, refs, state), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(properties, name, { value: copy(child, document, refs, state, cache), enumerable: true, writable: true, configurable: true });
       }
       out[key] = properties;
     } else {
-      out[key] = typeof value === 'object' && value !== null ? copy(value, document, refs, state) : value;
+      out[key] = typeof value === 'object' && value !== null ? copy(value, document, refs, state, cache) : value;
     }
   }
   return out;

@@ -26,8 +26,19 @@ export function downConvertToSubset(node: unknown): JsonSchemaNode | undefined {
   return checkSchemaSubset(converted, { root: 'output' }).length === 0 ? (converted as JsonSchemaNode) : undefined;
 }
 
+/** Conversions by input node: a spec's operations share expanded subtrees, converted once. */
+const converted = new WeakMap<object, Record<string, unknown> | null>();
+
 function convert(input: unknown): Record<string, unknown> | undefined {
   if (!isRecord(input)) return undefined;
+  const known = converted.get(input);
+  if (known !== undefined) return known ?? undefined;
+  const result = convertNode(input);
+  converted.set(input, result ?? null);
+  return result;
+}
+
+function convertNode(input: Record<string, unknown>): Record<string, unknown> | undefined {
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = input[key];
     if (!Array.isArray(branches)) continue;
