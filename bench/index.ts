@@ -24,12 +24,13 @@ import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
 import { section as json } from './json.bench.ts';
 import { section as mcp } from './mcp.bench.ts';
+import { section as openapi } from './openapi.bench.ts';
 import { section as peer } from './peer.bench.ts';
 import { section as processPool } from './process-pool.bench.ts';
 import { section as typings } from './typings.bench.ts';
 import type { BenchSection } from './section.ts';
 
-const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool, capacity, mcp, peer];
+const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool, capacity, mcp, openapi, peer];
 
 function selected(argv: readonly string[]): BenchSection[] {
   const at = argv.indexOf('--only');

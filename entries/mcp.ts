@@ -4,7 +4,7 @@
  * face serves Code Mode to MCP clients. Loads the
  * MCP SDK.
  */
-export { connectMcpServers, validateMcpServersConfig } from '../src/mcp/index.ts';
+export { connectMcpServers, mcpToolSources, validateMcpServersConfig } from '../src/mcp/index.ts';
 export type {
   McpBridge,
   McpBridgeOptions,
@@ -18,6 +18,7 @@ export type {
   McpLogger,
   McpLogFn,
   McpToolValue,
+  McpToolSource,
 } from '../src/mcp/index.ts';
 
 // The server face: Code Mode (run_code, and search_tools past the typings budget) as an MCP server.

@@ -41,6 +41,12 @@ function configOptions(command: Command): Command {
     )
     .addOption(
       new Option('--log-level <level>', `pino log level, logs go to stderr (default: ${DEFAULTS.logLevel}; env: ${ENV.logLevel})`).choices(choices.logLevel.unwrap().options),
+    )
+    .addOption(
+      new Option(
+        '--tools <modules>',
+        `comma-separated tool modules (paths or package specifiers) whose defineTool exports are registered; replaces the config's tools (default: none; env: ${ENV.tools})`,
+      ),
     );
 }
 
@@ -106,6 +112,11 @@ export function buildProgram(): Command {
         const tools = core.registry.schemas();
         if (flags.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
         else for (const tool of tools) process.stdout.write(`${tool.name}\t${tool.description.split('\n', 1)[0]}\n`);
+        // An upstream that did not start leaves its tools out: say which, and fail.
+        for (const failed of core.sources.failures()) {
+          process.stderr.write(`ptc: ${failed.kind} source "${failed.name}" is ${failed.state}${failed.error === undefined ? '' : `: ${failed.error}`}\n`);
+          process.exitCode = 1;
+        }
       } finally {
         await core.close();
       }

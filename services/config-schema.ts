@@ -8,6 +8,7 @@
 import * as z from 'zod/v4';
 import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
+import type { OpenApiSourceConfig } from '../src/openapi/config.ts';
 import type { BuiltinToolLimits } from '../src/tools/limits.ts';
 
 export type { McpServerConfig } from '../src/mcp/config.ts';
@@ -113,6 +114,33 @@ const tenantTokenSchema = z
   .describe("One tenant's name and bearer token.");
 export type TenantToken = z.infer<typeof tenantTokenSchema>;
 
+const openApiSourceSchema = z
+  .strictObject({
+    spec: z.string().min(1).describe('The spec: a path (relative to this file) or an http(s) URL; JSON or YAML; OpenAPI 3.0, 3.1 or Swagger 2.0.'),
+    baseUrl: z.url().describe("Where requests go. Default: the spec's first server (3.x) or its host and basePath (2.0)."),
+    headers: z
+      .record(z.string(), z.string())
+      .describe('Sent with every request (credentials: `{"Authorization": "Bearer ${env:GITHUB_TOKEN}"}`); `${env:NAME}` is read from the environment at start. Never shown to programs. Default {}.'),
+    include: z.array(z.string().min(1)).describe('Only operations matching one of these globs (over the operationId, or `METHOD /path`). Default: all.'),
+    exclude: z.array(z.string().min(1)).describe('Operations matching one of these globs are left out. Default: none.'),
+    timeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe('Deadline of one call, retries included, ms. Default 30,000; past it: `TOOL_TIMEOUT`.'),
+    maxResponseBytes: positiveInt().describe('Largest response body read, bytes. Default 10 MiB; a larger one fails the call.'),
+    retries: z.int().min(0).max(10).describe('Retries of a call answered 429 or 503, after its `Retry-After`, within `timeoutMs`. Default 2.'),
+    approvals: z
+      .union([
+        z.array(z.string().min(1)),
+        z.strictObject({ methods: z.array(z.enum(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'])).min(1) }),
+      ])
+      .describe('Operations that need approval before they run: globs as in `include`, or `{"methods": ["DELETE", "POST"]}`. Default: none.'),
+  })
+  .partial()
+  .required({ spec: true })
+  .describe('One OpenAPI spec as a tool source: one tool `<name>__<operationId>` per operation, requests made by the host.');
+
+// Compile-time drift check: what the file accepts is what the OpenAPI source takes.
+const openApiMatch = (file: z.infer<typeof openApiSourceSchema>): OpenApiSourceConfig => file;
+void openApiMatch;
+
 /** pino's levels, for `logLevel`. */
 const logLevelSchema = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 export type LogLevel = z.infer<typeof logLevelSchema>;
@@ -194,6 +222,14 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   mcpServers: z
     .record(z.string(), z.unknown())
     .describe('MCP servers: `{"name": {"command", "args", "env", "cwd"}}` or `{"name": {"url", "headers"}}`; their tools become `<name>__<tool>`. Default {}.'),
+  tools: z
+    .array(z.string().min(1))
+    .describe(
+      'Tool modules: paths (relative to this file) or package specifiers whose `defineTool` definitions are registered (a default array, or named exports); TypeScript loads through type stripping. A module that fails to load or register stops the start. Default [].',
+    ),
+  openapi: z
+    .record(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/), openApiSourceSchema)
+    .describe('OpenAPI specs as tool sources: `{"name": {"spec", "baseUrl", "headers", …}}`; each operation becomes `<name>__<operationId>`. Default {}.'),
   typingsBudget: z
     .int()
     .min(0)
@@ -242,7 +278,9 @@ type Defaulted =
   | 'shutdownGraceMs'
   | 'logLevel'
   | 'typingsBudget'
-  | 'databasePoolSize';
+  | 'databasePoolSize'
+  | 'tools'
+  | 'openapi';
 
 /**
  * The fully resolved configuration (paths absolute): the file's keys with
@@ -253,6 +291,8 @@ export type PtcConfig = Required<Pick<ConfigFile, Defaulted>> &
   Pick<ConfigFile, 'token' | 'toolLimits' | 'spill' | 'databaseUrl'> & {
     tenants: TenantToken[];
     rateLimit: Required<NonNullable<ConfigFile['rateLimit']>>;
-    /** Validated by `validateMcpServersConfig`, stdio `cwd`s resolved against the file's folder. */
+    /** Validated by `validateMcpServersConfig`, stdio `cwd`s and relative `args` resolved against the file's folder. */
     mcpServers: Record<string, McpServerConfig>;
+    /** The config file's folder (the working directory without one): package specifiers in `tools` resolve from it. */
+    configDir: string;
   };

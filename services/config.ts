@@ -33,6 +33,8 @@ export interface ConfigFlags {
   logLevel?: string;
   typingsBudget?: string | number;
   databaseUrl?: string;
+  /** Comma-separated tool modules (paths resolve against the working directory). */
+  tools?: string;
 }
 
 export const CONFIG_FILE_NAME = 'ptc.config.json';
@@ -75,6 +77,7 @@ export const ENV = {
   logLevel: 'PTC_LOG_LEVEL',
   typingsBudget: 'PTC_TYPINGS_BUDGET',
   databaseUrl: 'PTC_DATABASE_URL',
+  tools: 'PTC_TOOLS',
 } as const;
 
 /** Tokens the repository's manifests carry as placeholders: published, so never accepted. */
@@ -146,6 +149,9 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     mcpServers: {},
     typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
     databasePoolSize: file.databasePoolSize ?? DEFAULTS.databasePoolSize,
+    configDir: dir,
+    tools: toolModules(pick('tools'), file.tools, cwd, dir),
+    openapi: resolveOpenApiSpecs(file.openapi ?? {}, dir),
   };
   const databaseUrl = pick('databaseUrl') ?? file.databaseUrl;
   if (databaseUrl !== undefined) {
@@ -269,15 +275,42 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
   return undefined;
 }
 
+/**
+ * A stdio server's `cwd` resolves against the file's folder; without a `cwd`,
+ * so do its arguments that are relative paths (`./server.js`, `../x`), which
+ * the child would otherwise read against the working directory.
+ */
 function resolveMcpCwds(servers: McpServersConfig, dir: string): PtcConfig['mcpServers'] {
   const out: PtcConfig['mcpServers'] = {};
   for (const [name, server] of Object.entries(servers)) {
-    out[name] = 'command' in server && server.cwd !== undefined ? { ...server, cwd: path.resolve(dir, server.cwd) } : { ...server };
+    if (!('command' in server) || server.command === undefined) out[name] = { ...server };
+    else if (server.cwd !== undefined) out[name] = { ...server, cwd: path.resolve(dir, server.cwd) };
+    else out[name] = { ...server, ...(server.args === undefined ? {} : { args: server.args.map((arg) => (isRelativePath(arg) ? path.resolve(dir, arg) : arg)) }) };
   }
   return out;
 }
 
-/** `PTC_ALLOWED_HOSTS` / `--allowed-hosts`: a comma-separated list. */
+function isRelativePath(value: string): boolean {
+  return value.startsWith('./') || value.startsWith('../');
+}
+
+/** Tool modules: from the flag or env (paths against the working directory), else the file (paths against its folder). */
+function toolModules(fromCli: string | undefined, fromFile: readonly string[] | undefined, cwd: string, dir: string): string[] {
+  const resolve = (base: string) => (specifier: string) => (specifier.startsWith('.') || path.isAbsolute(specifier) ? path.resolve(base, specifier) : specifier);
+  if (fromCli !== undefined) return parseHostList(fromCli)!.map(resolve(cwd));
+  return (fromFile ?? []).map(resolve(dir));
+}
+
+/** A spec that is not a URL is a path against the file's folder. */
+function resolveOpenApiSpecs(sources: NonNullable<ConfigFile['openapi']>, dir: string): PtcConfig['openapi'] {
+  const out: PtcConfig['openapi'] = {};
+  for (const [name, source] of Object.entries(sources)) {
+    out[name] = /^https?:\/\//i.test(source.spec) ? { ...source } : { ...source, spec: path.resolve(dir, source.spec) };
+  }
+  return out;
+}
+
+/** `PTC_ALLOWED_HOSTS` / `--allowed-hosts` (and `--tools`): a comma-separated list. */
 function parseHostList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   return value

@@ -1,6 +1,7 @@
 /**
  * The executor a configuration describes, without HTTP: registry, session
- * store, built-in tools, MCP servers, sandbox runtime and code mode. The
+ * store, built-in tools, tool sources (modules, OpenAPI specs, MCP servers),
+ * sandbox runtime and code mode. The
  * server and the CLI commands both build on it.
  */
 import { mkdirSync } from 'node:fs';
@@ -8,15 +9,17 @@ import path from 'node:path';
 import { createCodeMode, type ComposedCodeMode } from '../compose/code-mode.ts';
 import { createJsonlEventSink } from '../src/event-sinks/jsonl-sink.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
-import { connectMcpServers, type McpBridge, type McpLogger } from '../src/mcp/index.ts';
+import type { McpLogger } from '../src/mcp/index.ts';
 import { createToolRegistry } from '../src/registry.ts';
 import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
+import { startToolSources, type ToolSources } from '../src/tool-source.ts';
 import { createBuiltinTools } from '../src/tools/index.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
 import { tenantOfStoredId } from './tenancy.ts';
+import { configuredToolSources } from './tool-sources.ts';
 import type { Database } from './postgres/database.ts';
 import type { PostgresEventSink } from './postgres/event-sink.ts';
 import { createRetention, type Retention, type SessionUsage } from './retention.ts';
@@ -29,12 +32,13 @@ export interface PtcCore {
   codeMode: ComposedCodeMode;
   /** Live console lines of each run, by callId. */
   logs: LogRouter;
-  mcp: McpBridge | undefined;
+  /** Tool modules, OpenAPI specs and MCP servers, with their status. */
+  sources: ToolSources;
   /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
   database?: SharedDatabase;
   /** Expiry and quotas of the session logs (`config.retention`), on a durable core. */
   retention?: Retention;
-  /** Flushes events, disconnects MCP servers, closes the code mode and the sandbox. */
+  /** Flushes events, closes the tool sources (MCP servers included), the code mode and the sandbox. */
   close(): Promise<void>;
 }
 
@@ -105,15 +109,13 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
       throw error;
     }
   }
-  let mcp: McpBridge | undefined;
-  if (Object.keys(config.mcpServers).length > 0) {
-    try {
-      mcp = await connectMcpServers({ servers: config.mcpServers, registry: withoutDisabled(registry, disabled), logger: options.logger });
-    } catch (error) {
-      await codeMode.close();
-      await database?.db.close();
-      throw error;
-    }
+  let sources: ToolSources;
+  try {
+    sources = await startToolSources(configuredToolSources(config, options.logger), withoutDisabled(registry, disabled));
+  } catch (error) {
+    await codeMode.close();
+    await database?.db.close();
+    throw error;
   }
   let closing: Promise<void> | undefined;
   return {
@@ -122,13 +124,13 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     runtime,
     codeMode,
     logs,
-    mcp,
+    sources,
     ...(database === undefined ? {} : { database }),
     ...(retention === undefined ? {} : { retention }),
     close() {
       closing ??= (async () => {
         retention?.close();
-        await mcp?.close();
+        await sources.close();
         // The JSONL sink's close flushes every session (each call already awaited its own flush).
         if ('close' in sink) await sink.close();
         // Closes the runtime too: code mode made it.
@@ -163,7 +165,7 @@ async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefin
   return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db), usage: createPostgresSessionUsage(db) };
 }
 
-/** The registry as MCP servers see it: disabled tool names are silently not registered. */
+/** The registry as tool sources see it: disabled tool names are silently not registered. */
 function withoutDisabled(registry: ToolRegistry, disabled: ReadonlySet<string>): ToolRegistry {
   if (disabled.size === 0) return registry;
   return {

@@ -67,10 +67,10 @@ export function createMcpCatalog(options: McpCatalogOptions): McpCatalog {
     const schemas = options.registry.schemas().filter((schema) => schema.name !== RUN_CODE);
     const typings = await options.typings();
     const prepared = prepareTools(schemas);
-    const byName = new Map(prepared.map((tool) => [tool.name, tool]));
+    const byName = new Map(schemas.map((schema) => [schema.name, schema]));
     const searchable = typings.length > budget;
     const prompt = searchable
-      ? renderSearchPrompt(await renderTypings([]), prepared.length, options.promptLimits)
+      ? renderSearchPrompt(await renderTypings([], undefined, prepared), prepared.length, options.promptLimits)
       : renderPrompt(typings, options.promptLimits);
     return {
       typings,
@@ -78,8 +78,10 @@ export function createMcpCatalog(options: McpCatalogOptions): McpCatalog {
       searchable,
       prompt,
       async toolTypings(name) {
-        const tool = byName.get(name);
-        return tool === undefined ? undefined : entriesText(await renderEntries([tool], memberCache));
+        const schema = byName.get(name);
+        if (schema === undefined) return undefined;
+        // Prepared alone: the whole catalogue's node budget, spent in name order, may leave a late tool untyped.
+        return entriesText(await renderEntries(prepareTools([schema]), memberCache));
       },
       search: createToolSearch(schemas.map(searchable_)),
     };

@@ -48,7 +48,15 @@ export const ERROR_CODES = {
   },
 } as const;
 
-export type ErrorCode = keyof typeof ERROR_CODES;
+/** An OpenAPI tool's failed response, by its status (`HTTP_404`, `HTTP_500`): the call reached the API, which refused it. */
+export type HttpErrorCode = `HTTP_${number}`;
+
+export type ErrorCode = keyof typeof ERROR_CODES | HttpErrorCode;
+
+/** `HTTP_100` to `HTTP_599`. */
+export function isHttpErrorCode(code: string): code is HttpErrorCode {
+  return /^HTTP_[1-5][0-9]{2}$/.test(code);
+}
 
 /**
  * What a failure says beyond its name and code, as fields (never to be parsed
@@ -67,6 +75,8 @@ export interface ErrorDetails {
   toolName?: string;
   /** `CODE_RUN_FAILED` from an uncaught `ToolCallError`: the nested call's callId (its `tool/ptc-dispatch` event). */
   callId?: string;
+  /** `HTTP_<status>`: the status the API answered. */
+  status?: number;
 }
 
 /** An error that crosses a boundary: always a stable code and a message, and optionally {@link ErrorDetails}. */

@@ -9,7 +9,7 @@ import { deepFreeze, LossyJsonError, snapshotJson, type JsonValue } from './json
 import { SchemaError } from './schema/schema-error.ts';
 import { checkSchemaSubset, normalizeRawSchema } from './schema/subset.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
-import { createValidator } from './schema/validate.ts';
+import { createValidator, type Validator } from './schema/validate.ts';
 import { resolveSpillOptions, type SpillOptions } from './spill.ts';
 import type { AnyToolDefinition, RegisteredTool, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
 import { definitionShapeProblems } from './definition-rules.ts';
@@ -155,6 +155,10 @@ function compile(definition: AnyToolDefinition): Registration {
 
   const output = d.output as Record<string, unknown> | undefined;
   const outputSchema = typeof output === 'object' && output !== null ? readSchema(output.schema, 'output.schema', true, problems) : undefined;
+  const declaredOutput =
+    typeof output === 'object' && output !== null && output.unvalidatedSchema !== undefined
+      ? readSchema(output.unvalidatedSchema, 'output.unvalidatedSchema', false, problems)
+      : undefined;
   if (problems.length > 0) throw new SchemaError(problems, `definition of ${label}`);
 
   // Callbacks keep the caller's objects as `this` (as defineTool does); the copy holds them, frozen.
@@ -166,6 +170,7 @@ function compile(definition: AnyToolDefinition): Registration {
     schema: outputSchema!,
     render: (args: unknown, value: unknown) => render.call(output, args, value),
     ...(presentationMeta === undefined ? {} : { presentationMeta: (args: unknown, value: unknown) => presentationMeta.call(output, args, value) }),
+    ...(declaredOutput === undefined ? {} : { unvalidatedSchema: declaredOutput }),
   }) as ToolDefinition<unknown, unknown>['output'];
   const copy = Object.freeze({
     name: name as string,
@@ -178,14 +183,15 @@ function compile(definition: AnyToolDefinition): Registration {
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
   }) as ToolDefinition<unknown, unknown>;
 
-  const outputValidator = createValidator(outputSchema!);
-  const argsValidator = validateArguments ? createValidator(parameters!) : undefined;
+  // Compiled on first use: the schemas are already checked, and a large catalogue (an OpenAPI spec) should not pay every compile at start.
+  let outputValidator: Validator | undefined;
+  let argsValidator: Validator | undefined;
   const entry: ToolEntry = {
     name: copy.name,
     definition: copy,
     output: frozenOutput as ToolEntry['output'],
-    validateValue: (value: JsonValue) => outputValidator.validate(value, 'value'),
-    ...(argsValidator === undefined ? {} : { validateArgs: (args: JsonValue) => argsValidator.validate(args, 'arguments') }),
+    validateValue: (value: JsonValue) => (outputValidator ??= createValidator(outputSchema!)).validate(value, 'value'),
+    ...(validateArguments ? { validateArgs: (args: JsonValue) => (argsValidator ??= createValidator(parameters!)).validate(args, 'arguments') } : {}),
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
   };
   const schema: ToolSchema = Object.freeze({
@@ -193,6 +199,7 @@ function compile(definition: AnyToolDefinition): Registration {
     description: copy.description,
     parameters: parameters!,
     output: outputSchema!,
+    ...(declaredOutput === undefined ? {} : { unvalidatedOutput: declaredOutput }),
   });
   const concurrencySafe = copy.isConcurrencySafe;
   const registered: RegisteredTool = Object.freeze({

@@ -5,7 +5,7 @@
  * re-normalised before it is trusted.
  */
 import type { ContentBlock } from './content.ts';
-import { ERROR_CODES, type ErrorCode, type ErrorDetails } from './errors.ts';
+import { ERROR_CODES, isHttpErrorCode, type ErrorCode, type ErrorDetails } from './errors.ts';
 import type { BusyCause, SandboxFailureKind } from './sandbox-runtime.ts';
 import type { JsonValue } from './json.ts';
 import type { DispatchToken, HookContext, ToolErrorInfo, ToolExecutionResult, ToolFailure, ToolSuccess } from './tool.ts';
@@ -150,11 +150,12 @@ function readDetails(d: Record<string, unknown>): ErrorDetails {
   if (Number.isSafeInteger(d.column) && (d.column as number) > 0) out.column = d.column as number;
   if (typeof d.toolName === 'string' && d.toolName.length <= MAX_ID_LENGTH) out.toolName = d.toolName;
   if (typeof d.callId === 'string' && d.callId.length <= MAX_ID_LENGTH) out.callId = d.callId;
+  if (Number.isSafeInteger(d.status) && (d.status as number) >= 100 && (d.status as number) <= 599) out.status = d.status as number;
   return out;
 }
 
 function isErrorCode(code: string): code is ErrorCode {
-  return Object.hasOwn(ERROR_CODES, code);
+  return Object.hasOwn(ERROR_CODES, code) || isHttpErrorCode(code);
 }
 
 function textBlocks(text: string): ContentBlock[] {

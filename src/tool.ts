@@ -124,6 +124,12 @@ export interface ToolOutput<Args, Value> {
   render(args: Args, value: Value): ContentBlock[];
   /** Replayable card data; computed only for outer (non-nested) calls. */
   presentationMeta?(args: Args, value: Value): JsonValue;
+  /**
+   * The value's shape as its source declares it, when `schema` cannot
+   * enforce it (it is outside the subset): the typings are made from it and
+   * say the value is not validated. Any JSON Schema; only `schema` is checked.
+   */
+  unvalidatedSchema?: JsonSchemaNode;
 }
 
 /**
@@ -147,6 +153,9 @@ export interface ToolDefinition<Args = FrozenJson<JsonObject>, Value = JsonValue
   isConcurrencySafe?(args: Args): boolean;
   /** Around-dispatch deadline in ms; `TOOL_TIMEOUT` when it passes. Never shown by `schemas()`. */
   timeoutMs?: number;
+  /** Does this call need a person's approval before it runs? Default: no. */
+  // Written as a method type so that, like `execute`, it stays bivariant (every ToolDefinition<A, V> fits AnyToolDefinition).
+  needsApproval?: boolean | { check(args: Args, exec: ToolExec<Args>): boolean | Promise<boolean> }['check'];
 }
 
 /**
@@ -161,7 +170,10 @@ export interface ToolSchema {
   name: string;
   description: string;
   parameters: JsonSchemaNode;
+  /** The enforced output schema. */
   output: JsonSchemaNode;
+  /** The declared shape of a value `output` cannot enforce (`output.unvalidatedSchema`): typed, not validated. */
+  unvalidatedOutput?: JsonSchemaNode;
 }
 
 /** Around-dispatch wrapper (`tools/execute`). */

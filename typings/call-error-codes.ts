@@ -5,9 +5,9 @@
  * (the service writes it when the whole run is gone); the record type
  * makes a new catalogue code a compile error here until it is explained.
  */
-import type { ErrorCode } from '../src/errors.ts';
+import type { ErrorCode, HttpErrorCode } from '../src/errors.ts';
 
-export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED' | 'RUN_LOST'>;
+export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED' | 'RUN_LOST' | HttpErrorCode>;
 
 export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
   UNKNOWN_TOOL: 'no tool has that name: use a key of `tools` exactly as typed',
@@ -21,3 +21,7 @@ export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
 };
 
 export const CALL_ERROR_CODE_LIST = Object.keys(CALL_ERROR_CODES) as CallErrorCode[];
+
+/** The codes of a failed HTTP response (OpenAPI tools), as the typings and the prompt name them. */
+export const HTTP_CALL_ERROR_TYPE = '`HTTP_${number}`';
+export const HTTP_CALL_ERROR_NOTE = "an OpenAPI tool's API answered with that status (`HTTP_404`: not found, `HTTP_429`: too many requests, …); the message quotes the start of its body";

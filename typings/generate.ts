@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ToolSchema } from '../src/tool.ts';
-import { CALL_ERROR_CODE_LIST } from './call-error-codes.ts';
+import { CALL_ERROR_CODE_LIST, HTTP_CALL_ERROR_TYPE } from './call-error-codes.ts';
 import { compileMember, type MapName } from './compile-member.ts';
 import type { LruCache } from './lru.ts';
 import { prepareTools, type PreparedTool } from './prepare.ts';
@@ -28,6 +28,16 @@ const FOLD_WIDTH = 200;
 /** On the output entry of a tool whose MCP outputSchema could not be enforced. */
 const UNVALIDATED_NOTE = 'Output NOT validated (its outputSchema could not be enforced): check structuredContent\'s shape first.';
 
+const DECLARED_NOTE = "Output NOT validated (its declared schema could not be enforced): check the value's shape before relying on it.";
+const MCP_CONTENT_ALIAS = [
+  '/** One block of an MCP tool\'s `content`: narrow on `type` before reading its fields. */',
+  'type McpContentBlock =',
+  '  | { type: "text"; text: string }',
+  '  | { type: "image"; /** base64 */ data: string; mimeType: string }',
+  '  | { type: "audio"; /** base64 */ data: string; mimeType: string }',
+  '  | { type: "resource_link"; uri: string; name: string; title?: string; description?: string; mimeType?: string }',
+  '  | { type: "resource"; resource: { uri: string; mimeType?: string; text?: string; /** base64 */ blob?: string } };',
+];
 const UNVALIDATED_ALIAS = ['/** JSON no schema checked: test its shape before use. */', 'type UnvalidatedJson = JsonValue;'];
 
 /** Byte-stable typings for `schemas`, sorted by tool name. Never throws on hostile schemas; never reads files or the network. */
@@ -48,13 +58,19 @@ export interface ToolEntries {
  * model pays for every byte: one-line doc comments, each tool's description
  * once (on its `ToolArgsMap` entry), and `tools` as one mapped type.
  */
-export async function renderTypings(tools: readonly PreparedTool[], memberCache?: LruCache<string, string>): Promise<string> {
+export async function renderTypings(
+  tools: readonly PreparedTool[],
+  memberCache?: LruCache<string, string>,
+  /** The tools whose shared declarations (aliases) to include; default `tools` (search shows the rest's entries apart). */
+  sharedWith: readonly PreparedTool[] = tools,
+): Promise<string> {
   const entries = await renderEntries(tools, memberCache);
   return [
     'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };',
     // `{…} & JsonObject` says "extra keys allowed" by itself; no comment needed.
     'type JsonObject = { [key: string]: JsonValue };',
-    ...(tools.some((tool) => tool.unvalidatedOutput) ? UNVALIDATED_ALIAS : []),
+    ...(sharedWith.some((tool) => tool.unvalidatedOutput) ? UNVALIDATED_ALIAS : []),
+    ...(sharedWith.some((tool) => tool.mcpContent === true) ? MCP_CONTENT_ALIAS : []),
     // The comment on each entry describes its tool; the map itself needs none.
     mapDeclaration('ToolArgsMap', entries.map((entry) => entry.args)),
     '/** Values are deep-frozen. */',
@@ -74,7 +90,16 @@ export async function renderEntries(tools: readonly PreparedTool[], memberCache?
     tools.map(async (tool) => ({
       name: tool.name,
       args: await member(tool.name, withDescription(tool.args, tool.description), 'ToolArgsMap', memberCache),
-      output: await member(tool.name, tool.unvalidatedOutput ? withDescription(tool.output, UNVALIDATED_NOTE) : tool.output, 'ToolOutputMap', memberCache),
+      output: await member(
+        tool.name,
+        tool.unvalidatedOutput
+          ? withDescription(tool.output, UNVALIDATED_NOTE)
+          : tool.declaredOutput === true
+            ? withDescription(tool.output, DECLARED_NOTE)
+            : tool.output,
+        'ToolOutputMap',
+        memberCache,
+      ),
     })),
   );
 }
@@ -109,7 +134,7 @@ function toolCallErrorDeclaration(): string {
     'declare class ToolCallError extends Error {',
     '  readonly name: "ToolCallError";',
     '  readonly toolName: string;',
-    `  readonly code: ${CALL_ERROR_CODE_LIST.map((code) => JSON.stringify(code)).join(' | ')};`,
+    `  readonly code: ${[...CALL_ERROR_CODE_LIST.map((code) => JSON.stringify(code)), HTTP_CALL_ERROR_TYPE].join(' | ')};`,
     '  readonly callId: string;',
     '}',
   ].join('\n');

@@ -3,6 +3,7 @@
  * and the fingerprint the typings caches are keyed by. Never throws.
  */
 import { createHash } from 'node:crypto';
+import { MCP_CONTENT_SCHEMA } from '../src/mcp/content-schema.ts';
 import type { ToolSchema } from '../src/tool.ts';
 import { DEFAULT_SCHEMA_LIMITS, sanitizeSchema, totalBudget, type SafeNode, type SchemaLimits, type SharedBudget } from './safe-schema.ts';
 import { cleanDescription } from './text.ts';
@@ -14,6 +15,10 @@ export interface PreparedTool {
   output: SafeNode;
   /** An MCP tool whose advertised outputSchema could not be enforced (it is typed `UnvalidatedJson`). */
   unvalidatedOutput: boolean;
+  /** A tool typed from a declared output schema that is not enforced (`ToolSchema.unvalidatedOutput`). */
+  declaredOutput?: true;
+  /** An MCP tool: its `content` is typed `McpContentBlock[]` (declared once in the typings). */
+  mcpContent?: true;
 }
 
 /** The MCP bridge marks an unenforced outputSchema by this description prefix on `structuredContent`. */
@@ -70,16 +75,30 @@ function nameOf(entry: unknown): string | undefined {
 
 function prepareTool(name: string, entry: object, limits: SchemaLimits, budget: SharedBudget): PreparedTool | undefined {
   try {
-    const { description, parameters, output } = entry as Record<string, unknown>;
+    const { description, parameters, output, unvalidatedOutput: declared } = entry as Record<string, unknown>;
     const text = typeof description === 'string' ? cleanDescription(description, limits) : undefined;
     const unvalidatedOutput = isUnvalidated(output);
+    const args = sanitizeSchema(parameters, limits, budget);
+    if (declared !== undefined) {
+      return {
+        name,
+        ...(text === undefined ? {} : { description: text }),
+        args,
+        output: sanitizeSchema(declared, limits, budget),
+        unvalidatedOutput: false,
+        declaredOutput: true,
+      };
+    }
+    const mcpContent = hasMcpContent(output);
     const safeOutput = sanitizeSchema(output, limits, budget);
+    if (mcpContent) safeOutput.properties!.content = { tsType: 'McpContentBlock[]' };
     return {
       name,
       ...(text === undefined ? {} : { description: text }),
-      args: sanitizeSchema(parameters, limits, budget),
+      args,
       output: unvalidatedOutput ? markUnvalidated(safeOutput) : safeOutput,
       unvalidatedOutput,
+      ...(mcpContent ? { mcpContent: true as const } : {}),
     };
   } catch {
     return undefined;
@@ -92,6 +111,14 @@ function markUnvalidated(output: SafeNode): SafeNode {
   const node = properties !== undefined && Object.hasOwn(properties, 'structuredContent') ? properties.structuredContent : undefined;
   if (node?.tsType === 'JsonValue') properties!.structuredContent = { ...node, tsType: 'UnvalidatedJson' };
   return output;
+}
+
+const MCP_CONTENT_JSON = JSON.stringify(MCP_CONTENT_SCHEMA);
+
+/** The MCP bridge's output: `content` is exactly its content-block schema (and the sanitised node keeps it as a property). */
+function hasMcpContent(output: unknown): boolean {
+  const content = field(field(output, 'properties'), 'content');
+  return content !== undefined && field(output, 'additionalProperties') === false && JSON.stringify(content) === MCP_CONTENT_JSON;
 }
 
 function isUnvalidated(output: unknown): boolean {

@@ -2,7 +2,7 @@
  * `renderPrompt`: the model-facing instructions for writing a run_code program,
  * followed by the typings in a ts block. Markdown.
  */
-import { CALL_ERROR_CODES, CALL_ERROR_CODE_LIST } from './call-error-codes.ts';
+import { CALL_ERROR_CODES, CALL_ERROR_CODE_LIST, HTTP_CALL_ERROR_NOTE } from './call-error-codes.ts';
 
 /** The run limits the prompt states. Defaults are `DEFAULT_CODE_MODE_LIMITS`; pass the configured ones. */
 export interface PromptLimits {
@@ -23,6 +23,9 @@ export interface PromptLimits {
   /** Bytes of one tool call's argument JSON. Default 4 MiB. */
   maxArgBytes: number;
 }
+
+/** Present in typings that bridge MCP tools (typings/generate.ts declares it once). */
+const MCP_CONTENT_DECLARATION = 'type McpContentBlock =';
 
 export const DEFAULT_PROMPT_LIMITS: PromptLimits = {
   timeoutMs: 30_000,
@@ -59,7 +62,10 @@ export function renderSearchPrompt(sharedTypings: string, toolCount: number, lim
 
 export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}): string {
   const l = { ...DEFAULT_PROMPT_LIMITS, ...limits };
-  const codes = CALL_ERROR_CODE_LIST.map((code) => `  - \`${code}\`: ${CALL_ERROR_CODES[code]}.`);
+  const codes = [
+    ...CALL_ERROR_CODE_LIST.map((code) => `  - \`${code}\`: ${CALL_ERROR_CODES[code]}.`),
+    `  - \`HTTP_<status>\`: ${HTTP_CALL_ERROR_NOTE}.`,
+  ];
   return [
     '## Writing code for run_code',
     '',
@@ -72,6 +78,12 @@ export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}
       ' It must be lossless JSON: no `undefined`, functions, `NaN`, `Infinity`, `-0`, `Date`s, class instances, sparse arrays or cycles.',
     '- A tool resolves to its canonical value, `ToolOutputMap[name]`: validated JSON data, not display text, and deep-frozen' +
       ' (copy it, `{ ...value }` or `[...list]`, before changing it).',
+    ...(typings.includes(MCP_CONTENT_DECLARATION)
+      ? [
+          '- Tools bridged from MCP servers resolve to `{ content, structuredContent? }`, `content` a list of `McpContentBlock`:' +
+            ' narrow a block on its `type` before reading it: `const [block] = r.content; if (block?.type === "text") console.log(block.text);`.',
+        ]
+      : []),
     '- A failed call rejects with a `ToolCallError` (`toolName`, `code`, `callId`, `message`). Catch it to recover; its `code` is one of:',
     ...codes,
     '- Independent calls run concurrently: start them together with `Promise.all`. Await one before the next only when it needs the result.',

@@ -7,7 +7,7 @@
 import { cleanDescription, type TextLimits } from './text.ts';
 
 /** Alias names declared in the typings header; the only `tsType` values we emit. */
-export type AliasType = 'JsonValue' | 'JsonObject' | 'UnvalidatedJson' | 'Record<string, never>';
+export type AliasType = 'JsonValue' | 'JsonObject' | 'UnvalidatedJson' | 'McpContentBlock[]' | 'Record<string, never>';
 
 /** What we hand to `compile`: fresh objects, own keys only, no `$ref`, bounded. */
 export interface SafeNode {
@@ -101,6 +101,15 @@ function node(input: unknown, depth: number, limits: SchemaLimits, budget: Budge
 
 function shapeOf(input: Record<string, unknown>, depth: number, limits: SchemaLimits, budget: Budget): SafeNode {
   if (own(input, '$ref') !== undefined) return { tsType: 'JsonValue' };
+  // OpenAPI 3.0's `nullable`: the shape, or null.
+  if (own(input, 'nullable') === true) {
+    const { nullable: _nullable, description: _description, ...rest } = input;
+    return { oneOf: [shapeOf(rest, depth + 1, limits, budget), { type: 'null' }] };
+  }
+  const all = own(input, 'allOf');
+  if (Array.isArray(all) && all.length > 0 && all.length <= limits.maxMembers && own(input, 'oneOf') === undefined && own(input, 'anyOf') === undefined) {
+    return all.length === 1 ? node(all[0], depth + 1, limits, budget) : { allOf: all.map((branch) => node(branch, depth + 1, limits, budget)) };
+  }
 
   const branches = own(input, 'oneOf') ?? own(input, 'anyOf');
   if (Array.isArray(branches)) {
@@ -188,12 +197,39 @@ function isLiteral(value: unknown, limits: SchemaLimits): value is Literal {
   return typeof value === 'string' && value.length <= limits.maxLiteralLength;
 }
 
-/** The node's description, plus a primitive `default` as a JSDoc tag. */
+/** Constraints the typings cannot express as types, shown as JSDoc tags (`@minLength 3`, `@format email`). */
+const CONSTRAINT_KEYS = [
+  'format',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+] as const;
+
+/** The node's description, plus a primitive `default` and its constraints as JSDoc tags. */
 function describe(input: Record<string, unknown>, limits: SchemaLimits): string | undefined {
   const raw = own(input, 'description');
   const text = typeof raw === 'string' ? cleanDescription(raw, limits) : undefined;
+  const tags: string[] = [];
   const fallback = own(input, 'default');
-  const tag = isLiteral(fallback, limits) ? `@default ${cleanDescription(JSON.stringify(fallback), limits)}` : undefined;
+  if (isLiteral(fallback, limits)) tags.push(`@default ${cleanDescription(JSON.stringify(fallback), limits)}`);
+  for (const key of CONSTRAINT_KEYS) {
+    const value = own(input, key);
+    if (typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && value.length <= limits.maxLiteralLength)) {
+      const shown = cleanDescription(String(value), limits);
+      if (shown !== undefined) tags.push(`@${key} ${shown}`);
+    }
+  }
+  const tag = tags.length === 0 ? undefined : tags.join('\n');
   if (text === undefined) return tag;
   return tag === undefined ? text : `${text}\n${tag}`;
 }

@@ -4,8 +4,9 @@
  */
 import type { ToolRegistry } from '../tool.ts';
 import { validateMcpServersConfig, type McpServersConfig } from './config.ts';
-import { McpConnection, type McpReconnectOptions, type McpServerStatus } from './connection.ts';
+import type { McpReconnectOptions, McpServerStatus } from './connection.ts';
 import { silentLogger, type McpLogger } from './logger.ts';
+import { mcpToolSource, type McpToolSource } from './mcp-source.ts';
 
 export interface McpBridgeOptions {
   /** The `mcpServers` config; checked with `validateMcpServersConfig` (invalid config throws, listing every problem). */
@@ -38,40 +39,47 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 /** Resolves once every server has connected or failed its first attempt (bounded by `connectTimeoutMs`). */
 export async function connectMcpServers(options: McpBridgeOptions): Promise<McpBridge> {
-  const check = validateMcpServersConfig(options.servers);
-  if (!check.ok) throw new Error(`invalid MCP server config:\n- ${check.errors.join('\n- ')}`);
   const listeners = new Set<(status: McpServerStatus) => void>();
-  const logger = options.logger ?? silentLogger;
-  const reconnect: Required<McpReconnectOptions> = {
-    initialDelayMs: options.reconnect?.initialDelayMs ?? 500,
-    maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
-    maxAttempts: options.reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
-  };
-  const connections = Object.entries(check.servers).map(
-    ([name, config]) =>
-      new McpConnection({
-        name,
-        config,
-        registry: options.registry,
-        connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-        reconnect,
-        logger,
-        onChange: (status) => {
-          for (const listener of listeners) listener(status);
-        },
-      }),
-  );
-  await Promise.all(connections.map((connection) => connection.start()));
+  const sources = mcpToolSources(options, (status) => {
+    for (const listener of listeners) listener(status);
+  });
+  await Promise.all(sources.map((source) => source.start(options.registry)));
   let closing: Promise<void> | undefined;
   return {
-    status: () => connections.map((connection) => connection.status()),
+    status: () => sources.map((source) => source.mcpStatus()),
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     close() {
-      closing ??= Promise.all(connections.map((connection) => connection.close())).then(() => listeners.clear());
+      closing ??= Promise.all(sources.map((source) => source.close())).then(() => listeners.clear());
       return closing;
     },
   };
+}
+
+/**
+ * One tool source per configured server, not yet started (the service starts
+ * them with its other sources). Throws listing every problem of an invalid config.
+ */
+export function mcpToolSources(
+  options: Omit<McpBridgeOptions, 'registry'>,
+  onChange?: (status: McpServerStatus) => void,
+): McpToolSource[] {
+  const check = validateMcpServersConfig(options.servers);
+  if (!check.ok) throw new Error(`invalid MCP server config:\n- ${check.errors.join('\n- ')}`);
+  const reconnect: Required<McpReconnectOptions> = {
+    initialDelayMs: options.reconnect?.initialDelayMs ?? 500,
+    maxDelayMs: options.reconnect?.maxDelayMs ?? 30_000,
+    maxAttempts: options.reconnect?.maxAttempts ?? Number.POSITIVE_INFINITY,
+  };
+  const logger = options.logger ?? silentLogger;
+  return Object.entries(check.servers).map(([name, config]) =>
+    mcpToolSource(name, config, {
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      reconnect,
+      logger,
+      ...(onChange === undefined ? {} : { onChange }),
+    }),
+  );
 }

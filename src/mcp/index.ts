@@ -1,7 +1,9 @@
 /**
  * The MCP bridge (docs/architecture.md, "MCP: the bridge and the faces"): MCP servers' tools as canonical tools.
  */
-export { connectMcpServers } from './bridge.ts';
+export { connectMcpServers, mcpToolSources } from './bridge.ts';
+export { mcpToolSource } from './mcp-source.ts';
+export type { McpToolSource, McpToolSourceOptions } from './mcp-source.ts';
 export type { McpBridge, McpBridgeOptions } from './bridge.ts';
 export { validateMcpServersConfig } from './config.ts';
 export type { McpConfigCheck, McpHttpServerConfig, McpServerConfig, McpServersConfig, McpStdioServerConfig } from './config.ts';

@@ -4,10 +4,12 @@
  * `structuredContent` when it is inside the raw subset.
  */
 import { CallToolResultSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, JsonValue } from '../json.ts';
+import type { ContentBlock } from '../content.ts';
+import type { JsonObject } from '../json.ts';
 import { checkSchemaSubset, normalizeRawSchema } from '../schema/subset.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { MCP_CONTENT_SCHEMA } from './content-schema.ts';
 import { flattenText, renderMcpValue, type McpToolValue } from './render.ts';
 
 /** Sends `tools/call` for one tool and resolves to the server's unparsed result. */
@@ -55,7 +57,7 @@ export function createMcpToolDefinition(options: McpToolOptions): ToolDefinition
           `MCP server "${server}" sent a malformed result for "${tool.name}" (${issues.join('; ')}); a tool result must be {content: [...], structuredContent?: {...}, isError?: boolean}. Report it to the server's maintainers.`,
         );
       }
-      const content = parsed.data.content as unknown as JsonValue[];
+      const content = parsed.data.content as unknown as ContentBlock[];
       if (parsed.data.isError === true) {
         const text = flattenText(content).trim();
         throw new Error(text === '' ? `MCP tool "${tool.name}" of server "${server}" reported an error without any text.` : text);
@@ -69,6 +71,7 @@ export function createMcpToolDefinition(options: McpToolOptions): ToolDefinition
 
 const MAX_REASONS = 3;
 
+
 /**
  * The output schema of a bridged tool: `{content, structuredContent?}`, with
  * the server's outputSchema at `structuredContent` when the raw subset can
@@ -77,7 +80,7 @@ const MAX_REASONS = 3;
  */
 export function mcpOutputSchema(outputSchema: unknown): { schema: JsonSchemaNode; status: McpOutputSchemaStatus } {
   // No description: it would repeat in the typings of every bridged tool.
-  const content: JsonSchemaNode = { type: 'array', items: {} };
+  const content = MCP_CONTENT_SCHEMA;
   const wrap = (structured: JsonSchemaNode, required: string[]): JsonSchemaNode => ({
     type: 'object',
     additionalProperties: false,

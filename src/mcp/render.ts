@@ -5,9 +5,9 @@
 import type { ContentBlock } from '../content.ts';
 import type { JsonValue } from '../json.ts';
 
-/** The canonical value of a bridged MCP tool. */
+/** The canonical value of a bridged MCP tool: its content blocks, and its structured content when it sent any. */
 export interface McpToolValue {
-  content: readonly JsonValue[];
+  content: readonly ContentBlock[];
   structuredContent?: JsonValue;
 }
 
@@ -19,14 +19,16 @@ export function renderMcpValue(toolName: string, value: McpToolValue): ContentBl
 }
 
 /** The text of every text block, joined; used for a failure's message. */
-export function flattenText(content: readonly JsonValue[]): string {
+export function flattenText(content: readonly ContentBlock[]): string {
   return content
-    .map((block) => (isObject(block) && block.type === 'text' && typeof block.text === 'string' ? block.text : undefined))
+    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : undefined))
     .filter((text) => text !== undefined)
     .join('\n');
 }
 
-function describeBlock(block: JsonValue): string {
+function describeBlock(content: ContentBlock): string {
+  // Read loosely: a server may send fields this union does not name.
+  const block = content as unknown as JsonValue;
   if (!isObject(block)) return '[unrecognised content]';
   switch (block.type) {
     case 'text':

@@ -30,11 +30,23 @@ export function splitWords(text: string): string[] {
   );
 }
 
+/**
+ * Abbreviations API names use for words a question spells out (`repos_get`
+ * for "get a repository"), after stemming, mapped to the long form (a short
+ * form would prefix-match unrelated words: "repo" → "report").
+ */
+const ABBREVIATIONS: ReadonlyMap<string, string> = new Map([
+  ['repo', 'repository'],
+  ['org', 'organization'],
+  ['organisation', 'organization'],
+]);
+
 /** A lowercased, stemmed term, or undefined for a stop word. */
 export function normalizeTerm(word: string): string | undefined {
   const lower = word.toLowerCase().slice(0, MAX_TERM_LENGTH);
   if (STOP_WORDS.has(lower)) return undefined;
-  return stem(lower);
+  const stemmed = stem(lower);
+  return ABBREVIATIONS.get(stemmed) ?? stemmed;
 }
 
 /** Terms of `text`, in order (duplicates kept: BM25 counts them). */

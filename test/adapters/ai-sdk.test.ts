@@ -2,6 +2,7 @@ import { generateText, jsonSchema, stepCountIs, tool, type Tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { z as z4 } from 'zod-v4';
 import { createCodeMode, createMemoryEventSink, createToolRegistry, SchemaError, type ComposedCodeMode } from '../../entries/index.ts';
 import { createCodeModeTool, fromAiSdkTools } from '../../entries/ai-sdk.ts';
 
@@ -117,23 +118,77 @@ describe('ptc-executor/ai-sdk', () => {
     expect(nested && 'content' in nested ? nested.content : undefined).toEqual([{ type: 'text', text: '{\n  "city": "Rome",\n  "celsius": 21\n}' }]);
   });
 
-  it('fromAiSdkTools refuses schemas outside the raw subset, listing every violation of every tool', () => {
-    const short = tool({ description: 'x', inputSchema: z.object({ name: z.string().min(3) }), execute: async () => 1 });
-    const patterned = tool({
-      description: 'y',
-      inputSchema: jsonSchema({ type: 'object', properties: { id: { type: 'string', pattern: '^a' }, n: { type: 'number', maximum: 3 } } }),
-      execute: async () => 2,
-    });
+  it('zod 3, zod 4 and jsonSchema() inputs with constraints: typed from their JSON Schema, validated by the tool\'s own schema at call time', async () => {
+    const tools = {
+      z3: tool({ description: 'zod 3', inputSchema: z.object({ name: z.string().min(3), n: z.number().int().positive().default(1) }), execute: async (input) => input }),
+      z4: tool({
+        description: 'zod 4',
+        inputSchema: z4.object({ email: z4.email(), tags: z4.array(z4.string()).max(2), note: z4.string().nullable() }),
+        execute: async (input) => input,
+      }),
+      raw: tool({
+        description: 'jsonSchema',
+        inputSchema: jsonSchema<{ id: string }>({ type: 'object', properties: { id: { type: 'string', pattern: '^a', minLength: 2 }, kind: { anyOf: [{ type: 'string' }, { type: 'null' }] } }, required: ['id'] }),
+        execute: async (input) => input,
+      }),
+    };
+    const { registry, codeMode } = setUp(tools);
+    const code = `
+      const out = [];
+      for (const [name, args] of [
+        ['z3', { name: 'Ada' }], ['z3', { name: 'Al' }], ['z3', { name: 'Ada', n: 1.5 }],
+        ['z4', { email: 'a@b.co', tags: ['x'], note: null }], ['z4', { email: 'nope', tags: ['x', 'y', 'z'], note: null }],
+        ['raw', { id: 'ab', kind: null }], ['raw', { id: 'b' }],
+      ]) {
+        try { out.push(await tools[name](args)); } catch (e) { out.push(e.code + ' ' + e.message); }
+      }
+      return out;
+    `;
+    const result = await registry.dispatch({ name: 'run_code', arguments: { code, description: 'constraints' }, callId: 'r1', sessionId: 's' });
+    const [ok3, short, fraction, ok4, bad4, okRaw, badRaw] = (result.isError ? [result.error.message] : (result.value as { result: unknown[] }).result) as [unknown, string, string, unknown, string, unknown, string];
+    // zod's defaults apply, as the AI SDK would.
+    expect(ok3).toEqual({ name: 'Ada', n: 1 });
+    expect(short).toMatch(/^INVALID_ARGS .*arguments\.name: String must contain at least 3/);
+    expect(fraction).toMatch(/^INVALID_ARGS .*arguments\.n: Expected integer/);
+    expect(ok4).toEqual({ email: 'a@b.co', tags: ['x'], note: null });
+    expect(bad4).toMatch(/^INVALID_ARGS .*arguments\.email: Invalid email.*arguments\.tags: Too big/);
+    expect(okRaw).toEqual({ id: 'ab', kind: null });
+    expect(badRaw).toMatch(/^INVALID_ARGS .*arguments\.id: must NOT have fewer than 2 characters; arguments\.id: must match pattern "\^a"/);
+    const typings = await codeMode.typings();
+    expect(typings).toContain('/** @minLength 3 */ name: string');
+    expect(typings).toContain('raw: ({ /** @minLength 2 @pattern ^a */ id: string; kind?: (string | null) } & JsonObject)');
+  });
+
+  it('a JSON Schema carrying a non-enumerable "~standard" (zod 4) is read as JSON, not refused', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    Object.defineProperty(schema, '~standard', { value: { version: 1, vendor: 'zod' }, enumerable: false });
+    const [definition] = fromAiSdkTools({ weather: tool({ description: 'w', inputSchema: jsonSchema<{ city: string }>(schema as never), execute: async () => 1 }) });
+    expect(definition.parameters).toEqual({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+  });
+
+  it('an output schema outside the subset is typed and marked unvalidated; one inside is enforced', async () => {
+    const counted = tool({ description: 'c', inputSchema: z4.object({}), outputSchema: z4.object({ counts: z4.record(z4.string(), z4.number()) }), execute: async () => ({ counts: { a: 2 } }) });
+    const named = tool({ description: 'n', inputSchema: z4.object({}), outputSchema: z4.object({ name: z4.string().nullable() }), execute: async () => ({ name: null }) });
+    const { registry, codeMode } = setUp({ counted, named });
+    const schemas = registry.schemas();
+    expect(schemas.find((schema) => schema.name === 'counted')).toMatchObject({ output: {}, unvalidatedOutput: { type: 'object' } });
+    expect(schemas.find((schema) => schema.name === 'named')?.output).toMatchObject({ type: 'object', properties: { name: { oneOf: [{ type: 'string' }, { type: 'null' }] } } });
+    expect(await codeMode.typings()).toMatch(/Output NOT validated \(its declared schema could not be enforced\)[^\n]*\n\s*counted: \{/);
+  });
+
+  it('fromAiSdkTools throws SchemaError naming the tool and the path: no execute, a non-object input', () => {
     const noExecute = tool({ description: 'z', inputSchema: z.object({}) });
+    const scalar = tool({ description: 's', inputSchema: jsonSchema<string>({ type: 'string' }), execute: async () => 1 });
     let thrown: unknown;
     try {
-      fromAiSdkTools({ short, patterned, noExecute });
+      fromAiSdkTools({ noExecute, scalar });
     } catch (error) {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(SchemaError);
-    const violations = (thrown as SchemaError).violations;
-    expect(violations).toHaveLength(4);
-    expect(violations.join('\n')).toMatch(/short\.inputSchema.*minLength[\s\S]*patterned\.inputSchema.*pattern[\s\S]*patterned\.inputSchema.*maximum[\s\S]*noExecute: has no execute/);
+    expect((thrown as SchemaError).violations).toEqual([
+      'noExecute: has no execute function; only tools this process runs can be called from a program',
+      'scalar.inputSchema: must be an object schema (the arguments are one JSON object)',
+    ]);
   });
 });

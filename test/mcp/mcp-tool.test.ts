@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mcpOutputSchema } from '../../src/mcp/index.ts';
+import { MCP_CONTENT_SCHEMA } from '../../src/mcp/content-schema.ts';
 
-const content = { type: 'array', items: {} };
+const content = MCP_CONTENT_SCHEMA;
 
 describe('mcpOutputSchema', () => {
   it('enforces a supported outputSchema on structuredContent, treating root $schema/$id/$comment as annotations', () => {

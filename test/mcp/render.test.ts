@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../src/json.ts';
+import type { ContentBlock } from '../../src/content.ts';
 import { renderMcpValue } from '../../src/mcp/render.ts';
 
 describe('renderMcpValue', () => {
   it('flattens text and turns binary and embedded content into short placeholders', () => {
-    const content: JsonValue[] = [
+    const content: ContentBlock[] = [
       { type: 'text', text: 'first' },
       { type: 'image', data: Buffer.alloc(1234).toString('base64'), mimeType: 'image/png' },
       { type: 'audio', data: Buffer.alloc(5).toString('base64'), mimeType: 'audio/wav' },

@@ -8,6 +8,8 @@ import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../../src/tool.ts';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
 import { generateTypings } from '../../typings/generate.ts';
+import { renderPrompt } from '../../typings/prompt.ts';
+import { createTypingsService } from '../../typings/service.ts';
 import { filesystemServer, fixtureConfig, nodeBin, notesWorkspace } from './helpers.ts';
 
 // A run_code program calling the published filesystem server and the fixture server.
@@ -40,6 +42,20 @@ afterAll(async () => {
 });
 
 describe('run_code calling MCP tools', () => {
+  it('content is typed as MCP content blocks: the prompt\'s idiom type-checks, a field read without narrowing does not', async () => {
+    const typings = createTypingsService();
+    try {
+      const schemas = registry.schemas();
+      expect(renderPrompt(await generateTypings(schemas))).toContain('if (block?.type === "text") console.log(block.text);');
+      const narrowed = `const r = await tools.fixture__media({}); const [block] = r.content; if (block?.type === "text") return block.text.length; if (block?.type === "image") return block.mimeType;`;
+      expect(await typings.check(narrowed, schemas)).toEqual([]);
+      const unnarrowed = await typings.check(`const r = await tools.fixture__media({}); return r.content[0].text;`, schemas);
+      expect(unnarrowed.map((diagnostic) => diagnostic.message).join('\n')).toContain("Property 'text' does not exist");
+    } finally {
+      await typings.close?.();
+    }
+  });
+
   it('gets canonical values, catches an MCP isError as ToolCallError, and logs only rendered content', async () => {
     const path = join(workspace, 'notes.txt');
     const code = `
@@ -92,12 +108,13 @@ describe('run_code calling MCP tools', () => {
 
   it('types the stubs from an enforced outputSchema, and an unsupported one as unvalidated JSON', async () => {
     const typings = await generateTypings(registry.schemas());
-    expect(typings).toContain('  fs__read_text_file: { content: JsonValue[]; structuredContent: { content: string } }\n');
+    expect(typings).toContain('  fs__read_text_file: { content: McpContentBlock[]; structuredContent: { content: string } }\n');
+    expect(typings).toContain('type McpContentBlock =\n  | { type: "text"; text: string }\n');
     expect(typings).toContain(
       [
         "  /** Output NOT validated (its outputSchema could not be enforced): check structuredContent's shape first. */",
         '  fixture__loose: {',
-        '    content: JsonValue[]',
+        '    content: McpContentBlock[]',
         "    /** Unvalidated: the server's outputSchema is outside the supported subset (outputSchema.properties.id: `pattern` is not supported); any JSON. */",
         '    structuredContent?: UnvalidatedJson',
         '  }',

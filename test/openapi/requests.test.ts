@@ -1,0 +1,138 @@
+// The request path of OpenAPI tools against a loopback server that answers what each test asks for.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiTools } from '../../src/openapi/index.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import type { ToolRegistry } from '../../src/tool.ts';
+
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+let server: Server;
+let baseUrl: string;
+let handler: Handler = (_request, response) => response.end();
+const requests: { method: string; url: string; body: string; contentType?: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      requests.push({ method: request.method!, url: request.url!, body, ...(request.headers['content-type'] === undefined ? {} : { contentType: request.headers['content-type'] }) });
+      handler(request, response, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const json = (response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) =>
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
+
+/** A Swagger 2.0 spec: body parameter, csv and multi query arrays, a text response. */
+const swagger2 = {
+  swagger: '2.0',
+  info: { title: 'Shop', version: '1' },
+  host: 'shop.invalid',
+  basePath: '/api',
+  schemes: ['https'],
+  paths: {
+    '/orders': {
+      post: {
+        operationId: 'createOrder',
+        parameters: [{ in: 'body', name: 'order', required: true, schema: { $ref: '#/definitions/Order' } }],
+        responses: { '201': { description: 'created', schema: { $ref: '#/definitions/Order' } } },
+      },
+      get: {
+        operationId: 'listOrders',
+        parameters: [
+          { in: 'query', name: 'ids', type: 'array', items: { type: 'integer' }, collectionFormat: 'csv' },
+          { in: 'query', name: 'tag', type: 'array', items: { type: 'string' }, collectionFormat: 'multi' },
+        ],
+        responses: { '200': { description: 'ok', schema: { type: 'array', items: { $ref: '#/definitions/Order' } } } },
+      },
+    },
+    '/health': { get: { produces: ['text/plain'], responses: { '200': { description: 'ok', schema: { type: 'string' } } } } },
+  },
+  definitions: { Order: { type: 'object', required: ['item'], properties: { item: { type: 'string' }, qty: { type: 'integer', minimum: 1 } } } },
+};
+
+async function registryOf(options: Partial<Parameters<typeof openApiTools>[0]> = {}): Promise<ToolRegistry> {
+  const registry = createToolRegistry();
+  for (const definition of await openApiTools({ name: 'shop', spec: swagger2, baseUrl: `${baseUrl}/api`, ...options })) registry.register(definition);
+  return registry;
+}
+
+describe('OpenAPI requests', () => {
+  it('Swagger 2.0: body parameter as body, csv and multi arrays, a non-JSON success as text with its content type', async () => {
+    const registry = await registryOf();
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(['shop__createOrder', 'shop__get_health', 'shop__listOrders']);
+    handler = (request, response, body) =>
+      request.url === '/api/health' ? response.writeHead(200, { 'content-type': 'text/plain' }).end('all good') : json(response, request.method === 'POST' ? 201 : 200, request.method === 'POST' ? JSON.parse(body) : []);
+    requests.length = 0;
+    const created = await registry.dispatch({ name: 'shop__createOrder', arguments: { body: { item: 'tea', qty: 2 } } });
+    expect(created.isError ? created.error : created.value).toEqual({ item: 'tea', qty: 2 });
+    const listed = await registry.dispatch({ name: 'shop__listOrders', arguments: { ids: [1, 2], tag: ['a', 'b'] } });
+    expect(listed.isError).toBe(false);
+    const health = await registry.dispatch({ name: 'shop__get_health', arguments: {} });
+    expect(health.isError ? health.error : health.value).toEqual({ contentType: 'text/plain', text: 'all good' });
+    expect(requests).toEqual([
+      { method: 'POST', url: '/api/orders', body: '{"item":"tea","qty":2}', contentType: 'application/json' },
+      { method: 'GET', url: '/api/orders?ids=1%2C2&tag=a&tag=b', body: '' },
+      { method: 'GET', url: '/api/health', body: '' },
+    ]);
+    const invalid = await registry.dispatch({ name: 'shop__createOrder', arguments: { body: { item: 'tea', qty: 0 } } });
+    expect(invalid.isError && invalid.error.message).toMatch(/arguments\.body\.qty: must be >= 1/);
+  });
+
+  it('429 and 503 are retried after Retry-After, up to retries; then the failure is HTTP_<status>', async () => {
+    const registry = await registryOf({ retries: 2 });
+    let answered = 0;
+    handler = (_request, response) => (++answered < 3 ? json(response, answered === 1 ? 429 : 503, { error: 'slow down' }, { 'retry-after': '0' }) : json(response, 200, []));
+    const retried = await registry.dispatch({ name: 'shop__listOrders', arguments: {} });
+    expect(retried.isError).toBe(false);
+    expect(answered).toBe(3);
+
+    answered = 0;
+    handler = (_request, response) => (answered++, json(response, 429, { error: 'slow down' }, { 'retry-after': '0' }));
+    const exhausted = await registry.dispatch({ name: 'shop__listOrders', arguments: {} });
+    expect(answered).toBe(3);
+    expect(exhausted.isError && exhausted.error.info).toEqual({ name: 'PtcError', code: 'HTTP_429', status: 429 });
+
+    // A Retry-After too long to wait fails at once.
+    answered = 0;
+    handler = (_request, response) => (answered++, json(response, 503, { error: 'maintenance' }, { 'retry-after': '3600' }));
+    const tooLong = await registry.dispatch({ name: 'shop__listOrders', arguments: {} });
+    expect(answered).toBe(1);
+    expect(tooLong.isError && tooLong.error.message).toContain('GET /orders answered 503');
+  });
+
+  it('a response over maxResponseBytes fails the call, declared or streamed', async () => {
+    const registry = await registryOf({ maxResponseBytes: 1_000 });
+    handler = (request, response) => {
+      const rows = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ item: `row ${i}` })));
+      if (request.url?.includes('tag=chunked')) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write(rows.slice(0, 600));
+        response.end(rows.slice(600));
+      } else json(response, 200, JSON.parse(rows));
+    };
+    for (const args of [{}, { tag: ['chunked'] }]) {
+      const result = await registry.dispatch({ name: 'shop__listOrders', arguments: args });
+      expect(result.isError && result.error.message).toContain('the response is larger than 1000 bytes (maxResponseBytes)');
+    }
+  });
+
+  it('a start names what is wrong: an unset ${env:…}, an unreadable spec, a spec without a server URL', async () => {
+    await expect(openApiTools({ name: 'shop', spec: swagger2, headers: { Authorization: 'Bearer ${env:PTC_TEST_UNSET_TOKEN}' }, env: {} })).rejects.toThrow(
+      'header "Authorization" refers to ${env:PTC_TEST_UNSET_TOKEN}, which is not set',
+    );
+    await expect(openApiTools({ name: 'shop', spec: '/nonexistent/spec.yaml' })).rejects.toThrow(/^the spec could not be read: /);
+    const { host: _host, ...hostless } = swagger2;
+    await expect(openApiTools({ name: 'shop', spec: hostless })).rejects.toThrow('the spec names no server URL: set baseUrl');
+    await expect(openApiTools({ name: 'a__b', spec: swagger2 })).rejects.toThrow(/must be letters, digits/);
+  });
+});
