@@ -108,6 +108,12 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
           throw httpErrorOf(error);
         }
       },
+    }).catch((error: unknown) => {
+      // Another decision is resuming this run here right now: the run is no longer paused.
+      if (error instanceof HttpError && error.code === 'CALL_ID_IN_USE') {
+        throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is being resumed by another decision; nothing was changed`);
+      }
+      throw error;
     });
   });
 
