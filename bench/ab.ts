@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { keepGuestFreezeUnoptimized } from '../sandbox/guest-tiering.ts';
 import { median } from './section.ts';
 import { BIG, dataTools, echoTool, SUM_OF_PAGES } from './workloads.ts';
 
@@ -98,6 +99,7 @@ function parse(argv: string[]): { commit: string; workload: WorkloadName; pairs:
 }
 
 async function main(): Promise<void> {
+  keepGuestFreezeUnoptimized();
   const options = parse(process.argv.slice(2));
   if (options === undefined) {
     console.log(USAGE);

@@ -8,7 +8,8 @@
  * carry another's heap, JIT state or thread pools (code-mode's RSS line would
  * otherwise count the typings section's garbage being returned). A section
  * may ask for extra Node flags (`nodeFlags`): code-mode runs with the
- * `--max-semi-space-size=16` that `ptc` runs with (services/cli.ts).
+ * `--max-semi-space-size=16` that `ptc` runs with (services/cli.ts). Every
+ * section gets the V8 optimization filters `ptc` opts into.
  *
  * Adding a section: write `bench/<name>.bench.ts` exporting
  * `export const section: BenchSection = { name, description, run }` (see
@@ -19,6 +20,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { GUEST_FREEZE_FLAGS, hasOwnOptimizationFilter } from '../sandbox/guest-tiering.ts';
 import { section as capacity } from './capacity.bench.ts';
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
@@ -53,7 +55,9 @@ function sectionFlags(argv: readonly string[]): string[] {
 
 /** Runs `section` here, or in a fresh process with its flags when this one lacks them or runs them all. */
 async function runSection(section: BenchSection, here: boolean): Promise<void> {
-  const flags = [...process.execArgv, ...(section.nodeFlags ?? []).filter((flag) => !process.execArgv.includes(flag))];
+  // Every section runs with the optimization filters `ptc` opts into (sandbox/guest-tiering.ts).
+  const wanted = [...(section.nodeFlags ?? []), ...(hasOwnOptimizationFilter(process.execArgv) ? [] : GUEST_FREEZE_FLAGS)];
+  const flags = [...process.execArgv, ...wanted.filter((flag) => !process.execArgv.includes(flag))];
   if (here && flags.length === process.execArgv.length) {
     console.log(`\n## ${section.name}: ${section.description}`);
     await section.run();

@@ -11,7 +11,6 @@ import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRun
 import type { ValueChunkSink } from '../src/value-chunks.ts';
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
-import { keepGuestFreezeUnoptimized } from './guest-tiering.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
 /** What the host answers to the guest; set per run, before the program starts. */
@@ -123,7 +122,6 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
   let bindings: Bindings | undefined;
   let shared: SharedReplies | undefined;
   collectAtExit();
-  keepGuestFreezeUnoptimized();
   const isolate =
     reuse ??
     new ivm.Isolate({

@@ -1,17 +1,20 @@
 #!/usr/bin/env node
 /**
- * `ptc`: the command line. It needs two Node flags, and when one is missing
+ * `ptc`: the command line. It wants a few Node flags, and when one is missing
  * (`node services/cli.ts`, or the installed bin) the CLI replaces itself with
  * the same command plus the flags before loading anything that touches the
  * sandbox:
  * - `--no-node-snapshot`: isolated-vm needs it;
  * - `--max-semi-space-size=16`: under a steady stream of runs V8 grows the
- *   young generation to 128 MiB, which stays resident for good; 16 MiB
- *   semi-spaces keep the server's RSS flat at no measurable cost (docs/service.md).
+ *   young generation, which stays resident for good; small semi-spaces keep
+ *   the server's RSS flat at no measurable cost (docs/service.md).
  *   A `--max-semi-space-size` of your own wins.
+ * - V8's optimization filters for the guest's freezes (sandbox/guest-tiering.ts):
+ *   the CLI owns its process, so it opts in; filters of your own win.
  */
 import { spawn } from 'node:child_process';
 import { unsupportedNode } from '../compose/runtime-support.ts';
+import { GUEST_FREEZE_FLAGS, hasOwnOptimizationFilter } from '../sandbox/guest-tiering.ts';
 
 // Before anything else loads: on an older Node the sandbox's native addon would fail later, and less clearly.
 const tooOld = unsupportedNode();
@@ -23,6 +26,7 @@ if (tooOld !== undefined) {
 const missing = [
   ...(process.execArgv.includes('--no-node-snapshot') ? [] : ['--no-node-snapshot']),
   ...(process.execArgv.some((flag) => flag.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=16']),
+  ...(hasOwnOptimizationFilter(process.execArgv) ? [] : GUEST_FREEZE_FLAGS),
 ];
 
 if (missing.length === 0) {

@@ -7,6 +7,7 @@
  */
 import { fork } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
+import { GUEST_FREEZE_FLAGS, hasOwnOptimizationFilter } from '../guest-tiering.ts';
 import { childEntry } from './options.ts';
 
 export type TransportKind = 'process' | 'thread';
@@ -44,7 +45,8 @@ export function startChild(kind: TransportKind, execArgv: readonly string[], eve
 function startProcess(execArgv: readonly string[], events: TransportEvents): ChildTransport {
   const child = fork(childEntry, [], {
     execPath: process.execPath,
-    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...execArgv],
+    // The child is this library's own process: it may set process-wide V8 flags (guest-tiering.ts).
+    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...(hasOwnOptimizationFilter(execArgv) ? [] : GUEST_FREEZE_FLAGS), ...execArgv],
     serialization: 'json',
     // The child's output is diagnostics only (V8's OOM reports go to its
     // stdout): keep it off this process's stdout, which may carry data.

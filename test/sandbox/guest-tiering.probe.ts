@@ -1,32 +1,36 @@
 /**
- * Run by guest-tiering.test.ts in a process of its own, under V8's --trace-opt: runs each receive
- * a value of 10,000 rows, which the guest freezes (enough work for V8 to optimize the freeze,
- * unless told not to): three whole, three in slices with their shape (as src/json.ts hands out a
- * big array). Prints the program results last, as JSON.
+ * Run by guest-tiering.test.ts in a process of its own, with natives syntax allowed. Runs one
+ * program in the in-process runtime, then, when asked (`opt-in`), calls the opt-in; last, forces
+ * V8 to optimize two host functions, one named like the guest's freezes and one not, and prints
+ * whether each ended optimized, as JSON. `%OptimizeFunctionOnNextCall` compiles at once, so the
+ * answer does not hang on V8's budget or timing.
  */
-import type { SandboxCallOutcome } from '../../src/sandbox-runtime.ts';
-import type { ValueChunkSink } from '../../src/value-chunks.ts';
 import { createInProcessRuntime } from '../../sandbox/in-process-runtime.ts';
+import { GUEST_FREEZE_PREFIX, keepGuestFreezeUnoptimized } from '../../sandbox/guest-tiering.ts';
 
-const rows = Array.from({ length: 10_000 }, (_, id) => ({ id, tags: ['a', 'b'] }));
-const whole = (): Promise<SandboxCallOutcome> => Promise.resolve({ ok: true, valueJson: JSON.stringify(rows) });
-const inSlices = (_name: string, _args: string, onValueChunk?: ValueChunkSink): Promise<SandboxCallOutcome> => {
-  for (let start = 0; start < rows.length; start += 1_000) onValueChunk?.(JSON.stringify(rows.slice(start, start + 1_000)), '["tags"]');
-  return Promise.resolve({ ok: true, valueJson: '', chunks: rows.length / 1_000 });
-};
 const limits = { timeoutMs: 30_000, memoryMiB: 128, maxLogBytes: 1 << 16, maxResultBytes: 1 << 16, maxArgBytes: 1 << 16 };
 const runtime = createInProcessRuntime({ warmPoolSize: 0 });
-const results: unknown[] = [];
-for (const callTool of [whole, whole, whole, inSlices, inSlices, inSlices]) {
-  const outcome = await runtime.run({
-    code: 'const rows = await tools.rows({}); return Object.isFrozen(rows[9999].tags) && Object.isFrozen(rows[9999]) ? rows.length : -1;',
-    toolNames: ['rows'],
-    limits,
-    sessionId: 'probe',
-    signal: new AbortController().signal,
-    callTool,
-  });
-  results.push(outcome.ok ? outcome.resultJson : outcome.failure.kind);
-}
+const outcome = await runtime.run({
+  code: 'const rows = await tools.rows({}); return rows.length;',
+  toolNames: ['rows'],
+  limits,
+  sessionId: 'probe',
+  signal: new AbortController().signal,
+  callTool: () => Promise.resolve({ ok: true, valueJson: JSON.stringify([{ id: 1 }, { id: 2 }]) }),
+});
+if (!outcome.ok || outcome.resultJson !== '2') throw new Error('the probe program did not run');
 await runtime.close();
-console.log(JSON.stringify(results));
+if (process.argv.includes('opt-in')) keepGuestFreezeUnoptimized();
+
+// V8's bit for "optimized" in %GetOptimizationStatus.
+const OPTIMIZED = 1 << 4;
+const forceOptimize = new Function(
+  'f',
+  '%PrepareFunctionForOptimization(f); f({ a: 1 }); f({ a: 2 }); %OptimizeFunctionOnNextCall(f); f({ a: 3 }); return %GetOptimizationStatus(f);',
+) as (f: (o: { a: number }) => number) => number;
+const optimized: Record<string, boolean> = {};
+for (const name of [`${GUEST_FREEZE_PREFIX}Probe`, 'otherProbe']) {
+  const f = new Function(`return function ${name}(o) { return o.a + 1; }`)() as (o: { a: number }) => number;
+  optimized[name] = (forceOptimize(f) & OPTIMIZED) !== 0;
+}
+console.log(JSON.stringify(optimized));

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
 import { serveCli } from '../helpers/serve-cli.ts';
 import { post, readSse, tempDir } from './helpers.ts';
 
@@ -84,9 +85,9 @@ describe('ptc CLI', () => {
   it('serve adds its Node flags; SIGTERM lets an in-flight run finish, keeps its events and exits 0', async () => {
     const cwd = await tempDir('ptc-cli-');
     const server = await serveCli({ cwd, args: ['--runtime', 'in-process', '--log-level', 'warn'] });
-    // The CLI re-executed itself in place (same pid) to add the flag it was started without.
+    // The CLI re-executed itself in place (same pid) to add the flags it was started without (it owns its process).
     const flags = (await readFile(`/proc/${server.child.pid}/cmdline`, 'utf8')).split('\0');
-    expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--max-semi-space-size=16']));
+    expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS]));
     const response = await post(
       `${server.url}/v1/run`,
       { code: `console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 500));\nreturn 'finished';`, sessionId: 'term', callId: 'term-1' },
