@@ -48,13 +48,14 @@ describe('process runtime: backpressure', () => {
 
   it('fails a run `busy` when no child frees up while the queue stands still for queueTimeoutMs', async () => {
     const pool = await occupiedPool({ queueLimit: 4, queueTimeoutMs: 200 });
-    const started = performance.now();
-    expect(await pool.runtime.run(request('return 1'))).toEqual({
+    const waiting = pool.runtime.run(request('return 1'));
+    // Queued first, not refused at once: the refusal comes from the queue standing still.
+    expect(pool.runtime.status().queued).toBe(1);
+    expect(await waiting).toEqual({
       ok: false,
       logs: [],
       failure: { kind: 'busy', busy: 'memory', message: 'no sandbox memory headroom freed up within 200 ms; try again shortly' },
     });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
     expect(pool.runtime.status().queued).toBe(0);
     pool.release();
     expect(await pool.parked).toMatchObject({ ok: true });

@@ -1,6 +1,7 @@
 /**
  * Faults against a real `ptc serve` child process: SIGTERM under load
- * (every completed call's events on disk, exit 0 within the grace period)
+ * (every in-flight call finishes rather than being cancelled when the grace
+ * period ends, its events on disk, exit 0)
  * and SIGKILL mid-run (after a restart the session logs read back, a torn
  * tail is tolerated, and no completed call is missing).
  */
@@ -12,6 +13,7 @@ import { eventKey, readSessionFiles, serverDirs, startCliServer } from './cli-se
 
 interface Completed {
   callId: string;
+  isError: boolean;
   events: { sessionId: string; seq: number; type: string }[];
 }
 
@@ -21,7 +23,7 @@ async function postRun(url: string, body: object, headers: Record<string, string
   return fetch(`${url}/v1/run`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 }
 
-async function expectAllOnDisk(data: string, completed: Completed[]): Promise<number> {
+async function expectAllOnDisk(data: string, completed: Omit<Completed, 'isError'>[]): Promise<number> {
   const { events } = await readSessionFiles(data);
   const onDisk = new Set(events.map(eventKey));
   let checked = 0;
@@ -36,7 +38,7 @@ async function expectAllOnDisk(data: string, completed: Completed[]): Promise<nu
 }
 
 describe('faults', () => {
-  it('SIGTERM under load: every completed call is on disk and the server exits 0 within the grace period', { timeout: 60_000 }, async () => {
+  it('SIGTERM under load: in-flight calls finish uncancelled, every completed call is on disk, the server exits 0', { timeout: 60_000 }, async () => {
     const graceMs = 10_000;
     const dirs = await serverDirs({ shutdownGraceMs: graceMs });
     const server = await startCliServer(dirs, ['--runtime', 'in-process']);
@@ -64,19 +66,19 @@ describe('faults', () => {
           if (terminated) return;
           continue;
         }
-        const body = (await response.json()) as { events: Completed['events'] };
-        completed.push({ callId, events: body.events });
+        const body = (await response.json()) as Omit<Completed, 'callId'>;
+        completed.push({ callId, isError: body.isError, events: body.events });
         if (completed.length >= 40) signalled();
       }
     };
     const clients = Array.from({ length: 16 }, (_, id) => client(id));
     await enough;
     terminated = true;
-    const signalledAt = performance.now();
     server.child.kill('SIGTERM');
     await Promise.all(clients);
     expect(await server.exited).toBe(0);
-    expect(performance.now() - signalledAt).toBeLessThan(graceMs);
+    // Runs still in flight when the grace period ends are cancelled, and answer with an error.
+    expect(completed.filter((call) => call.isError)).toEqual([]);
 
     for (const status of statuses.keys()) expect([200, 503, 'network']).toContain(status);
     expect(sent).toBeGreaterThan(completed.length);
@@ -92,7 +94,7 @@ describe('faults', () => {
       const callId = `done-${i}`;
       const response = await postRun(first.url, { code: NESTED, sessionId: i % 2 === 0 ? 'kill-a' : 'kill-b', callId });
       expect(response.status).toBe(200);
-      completed.push({ callId, events: ((await response.json()) as { events: Completed['events'] }).events });
+      completed.push({ callId, ...((await response.json()) as Omit<Completed, 'callId'>) });
     }
 
     // Runs in flight: each has made a nested call and is waiting when the process dies.
