@@ -22,7 +22,7 @@ import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
 import { resolveOptions } from './process/options.ts';
 import { Supervisor } from './process/supervisor.ts';
-import { WaitQueue } from './wait-queue.ts';
+import { DEFAULT_QUEUE, WaitQueue } from './wait-queue.ts';
 import { createWarmPool } from './warm-pool.ts';
 
 export interface InProcessRuntimeOptions {
@@ -65,9 +65,9 @@ export interface InProcessRuntimeOptions {
    * cost memory. 0: every run is prepared on this thread.
    */
   burstThreads?: number;
-  /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
+  /** Runs allowed to wait for headroom (default in `DEFAULT_QUEUE`); a run arriving when it is full fails `busy` at once; 0 never waits. */
   queueLimit?: number;
-  /** How long the wait queue may stand still, ms (wait-queue.ts). Default 5,000; past it a run that waited that long fails `busy`. */
+  /** How long the wait queue may stand still, ms (default in `DEFAULT_QUEUE`); past it a run that waited that long fails `busy`. */
   queueTimeoutMs?: number;
   /**
    * `queueTimeoutMs` counts from each run's arrival alone, not from the
@@ -151,8 +151,8 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
   const queue = new WaitQueue<true>(
-    Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
-    options.queueTimeoutMs ?? 5_000,
+    Math.max(0, Math.floor(options.queueLimit ?? DEFAULT_QUEUE.queueLimit)),
+    options.queueTimeoutMs ?? DEFAULT_QUEUE.queueTimeoutMs,
     () => (activeRuns >= maxActive ? 'compute' : 'memory'),
     options.queueTimeoutFromArrival === true,
   );

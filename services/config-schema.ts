@@ -9,7 +9,14 @@ import * as z from 'zod/v4';
 import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
 import type { OpenApiSourceConfig } from '../src/openapi/config.ts';
-import type { BuiltinToolLimits } from '../src/tools/limits.ts';
+import { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
+import { DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
+import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
+import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
+import { DEFAULT_RUN_RESERVE_MIB } from '../sandbox/memory-budget.ts';
+import { DEFAULT_QUEUE } from '../sandbox/wait-queue.ts';
+import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../typings/typecheck-pool.ts';
+import { DEFAULT_RETENTION } from './retention.ts';
 
 export type { McpServerConfig } from '../src/mcp/config.ts';
 export type { CodeModeKind, RuntimeKind } from '../src/code-mode/choices.ts';
@@ -20,34 +27,49 @@ const positiveInt = () => z.int().min(1);
 function group<Shape extends z.ZodRawShape>(description: string, shape: Shape) {
   return z.strictObject(shape).partial().describe(description);
 }
+const SIZES = [
+  [1024 ** 3, 'GiB'],
+  [1024 ** 2, 'MiB'],
+  [1024, 'KiB'],
+] as const;
+
+/**
+ * A description stating its default, read from the object that holds it (written once): `{default}`
+ * becomes `Default <value>`, a size in bytes in whole KiB, MiB or GiB, any other number with
+ * thousands separators (test/services/documented-defaults.test.ts holds the docs to the same values).
+ */
+export function stateDefault(description: string, value: number, unit: 'bytes' | 'plain' = 'plain'): string {
+  const size = unit === 'bytes' ? SIZES.find(([bytes]) => value % bytes === 0) : undefined;
+  return description.replace('{default}', `Default ${size === undefined ? value.toLocaleString('en-US') : `${value / size[0]} ${size[1]}`}`);
+}
 /** The longest a Node timer can wait; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 const limitsSchema = group('Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`).', {
-  timeoutMs: z.int().min(1).max(600_000).describe('Wall time per run incl. nested waits, ms. Default 30,000; at most 600,000. Past it: `timeout`.'),
-  memoryMiB: z.int().min(8).describe('Isolate heap, MiB. Default 128. Past it: `memory`.'),
-  maxLogBytes: positiveInt().describe('Captured log bytes per run. Default 1 MiB. Past it: a truncation marker, the rest dropped.'),
-  maxResultBytes: positiveInt().describe("Bytes of a run's result JSON. Default 16 MiB. Past it: `output-limit`."),
-  maxArgBytes: positiveInt().describe("Bytes (UTF-8) of one nested call's argument JSON. Default 4 MiB. Past it that call fails `INVALID_ARGS`."),
+  timeoutMs: z.int().min(1).max(600_000).describe(stateDefault('Wall time per run incl. nested waits, ms. {default}; at most 600,000. Past it: `timeout`.', DEFAULT_CODE_MODE_LIMITS.timeoutMs)),
+  memoryMiB: z.int().min(8).describe(stateDefault('Isolate heap, MiB. {default}. Past it: `memory`.', DEFAULT_CODE_MODE_LIMITS.memoryMiB)),
+  maxLogBytes: positiveInt().describe(stateDefault('Captured log bytes per run. {default}. Past it: a truncation marker, the rest dropped.', DEFAULT_CODE_MODE_LIMITS.maxLogBytes, 'bytes')),
+  maxResultBytes: positiveInt().describe(stateDefault("Bytes of a run's result JSON. {default}. Past it: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxResultBytes, 'bytes')),
+  maxArgBytes: positiveInt().describe(stateDefault("Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", DEFAULT_CODE_MODE_LIMITS.maxArgBytes, 'bytes')),
   maxRenderedBytes: positiveInt().describe(
-    "Bytes (UTF-8) of a run's result as rendered for the model. Default 1 MiB. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.",
+    stateDefault("Bytes (UTF-8) of a run's result as rendered for the model. {default}. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.", DEFAULT_CODE_MODE_LIMITS.maxRenderedBytes, 'bytes'),
   ),
   maxEventContentBytes: positiveInt().describe(
-    "Bytes of content one stored event keeps (a result's content, an injected context). Default 1 MiB. Past it: cut, with a marker stating the original size.",
+    stateDefault("Bytes of content one stored event keeps (a result's content, an injected context). {default}. Past it: cut, with a marker stating the original size.", DEFAULT_EVENT_CAPS.maxEventContentBytes, 'bytes'),
   ),
   maxRunEventBytes: positiveInt().describe(
-    'Bytes of content the nested-call events of one run keep together. Default 4 MiB. Past it later events keep their metadata and a marker instead of content.',
+    stateDefault('Bytes of content the nested-call events of one run keep together. {default}. Past it later events keep their metadata and a marker instead of content.', DEFAULT_EVENT_CAPS.maxRunEventBytes, 'bytes'),
   ),
   maxEventArgumentBytes: positiveInt().describe(
-    "Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. Default 64 KiB. Past it: a marker with the full size and the start of the JSON.",
+    stateDefault("Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. {default}. Past it: a marker with the full size and the start of the JSON.", DEFAULT_EVENT_CAPS.maxEventArgumentBytes, 'bytes'),
   ),
   maxOpenSessionFiles: positiveInt().describe(
-    'Session log files the server holds open at once. Default 32. Past it the least recently used idle one is closed (reopened on demand).',
+    stateDefault('Session log files the server holds open at once. {default}. Past it the least recently used idle one is closed (reopened on demand).', DEFAULT_MAX_OPEN_FILES),
   ),
-  maxCalls: positiveInt().describe('Nested calls per run. Default 1,000. Past it: `call-limit`.'),
-  maxParallelCalls: positiveInt().describe('Concurrency-safe nested calls in flight per run. Default 10; more wait.'),
+  maxCalls: positiveInt().describe(stateDefault('Nested calls per run. {default}. Past it: `call-limit`.', DEFAULT_CODE_MODE_LIMITS.maxCalls)),
+  maxParallelCalls: positiveInt().describe(stateDefault('Concurrency-safe nested calls in flight per run. {default}; more wait.', DEFAULT_CODE_MODE_LIMITS.maxParallelCalls)),
   maxJournalValueBytes: positiveInt().describe(
-    "Bytes (UTF-8) of one nested call's value a paused run's journal may keep. Default 1 MiB. Past it the pause fails: `output-limit`.",
+    stateDefault("Bytes (UTF-8) of one nested call's value a paused run's journal may keep. {default}. Past it the pause fails: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxJournalValueBytes, 'bytes'),
   ),
 });
 export type LimitsConfig = z.infer<typeof limitsSchema>;
@@ -58,17 +80,17 @@ export type LimitsConfig = z.infer<typeof limitsSchema>;
 const toolLimitsSchema = group(
   "Limits of the built-in workspace tools (read, write, edit, glob, grep); an unset field keeps its default. The tools' descriptions, and so the typings, state the values in force.",
   {
-    readPageLines: positiveInt().describe('read: lines returned per call. Default 2,000.'),
-    maxLineChars: positiveInt().describe('read and grep: characters kept of one line. Default 2,000.'),
-    maxEditBytes: positiveInt().describe('write and edit: largest file, bytes, before or after the change. Default 10 MiB.'),
-    maxGrepFileBytes: positiveInt().describe('grep: files larger than this, bytes, are skipped. Default 10 MiB.'),
-    maxResults: positiveInt().describe('glob and grep: items collected by one call. Default 10,000.'),
-    renderPageSize: positiveInt().describe('glob and grep: items shown in the render. Default 100.'),
-    maxPatternChars: positiveInt().describe('grep and glob: longest pattern, characters. Default 1,000.'),
-    maxPatternDepth: positiveInt().describe('grep and glob: deepest nesting of groups, levels. Default 20.'),
-    searchTimeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe("grep and glob: time one call's search may run in its worker, ms. Default 20,000."),
-    searchWorkers: z.int().min(1).max(64).describe('grep and glob: worker threads doing the matching. Default 2.'),
-    searchWorkerHeapMiB: positiveInt().describe('grep and glob: heap of one search worker, MiB. Default 256.'),
+    readPageLines: positiveInt().describe(stateDefault('read: lines returned per call. {default}.', DEFAULT_TOOL_LIMITS.readPageLines)),
+    maxLineChars: positiveInt().describe(stateDefault('read and grep: characters kept of one line. {default}.', DEFAULT_TOOL_LIMITS.maxLineChars)),
+    maxEditBytes: positiveInt().describe(stateDefault('write and edit: largest file, bytes, before or after the change. {default}.', DEFAULT_TOOL_LIMITS.maxEditBytes, 'bytes')),
+    maxGrepFileBytes: positiveInt().describe(stateDefault('grep: files larger than this, bytes, are skipped. {default}.', DEFAULT_TOOL_LIMITS.maxGrepFileBytes, 'bytes')),
+    maxResults: positiveInt().describe(stateDefault('glob and grep: items collected by one call. {default}.', DEFAULT_TOOL_LIMITS.maxResults)),
+    renderPageSize: positiveInt().describe(stateDefault('glob and grep: items shown in the render. {default}.', DEFAULT_TOOL_LIMITS.renderPageSize)),
+    maxPatternChars: positiveInt().describe(stateDefault('grep and glob: longest pattern, characters. {default}.', DEFAULT_TOOL_LIMITS.maxPatternChars)),
+    maxPatternDepth: positiveInt().describe(stateDefault('grep and glob: deepest nesting of groups, levels. {default}.', DEFAULT_TOOL_LIMITS.maxPatternDepth)),
+    searchTimeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe(stateDefault("grep and glob: time one call's search may run in its worker, ms. {default}.", DEFAULT_TOOL_LIMITS.searchTimeoutMs)),
+    searchWorkers: z.int().min(1).max(64).describe(stateDefault('grep and glob: worker threads doing the matching. {default}.', DEFAULT_TOOL_LIMITS.searchWorkers)),
+    searchWorkerHeapMiB: positiveInt().describe(stateDefault('grep and glob: heap of one search worker, MiB. {default}.', DEFAULT_TOOL_LIMITS.searchWorkerHeapMiB)),
   },
 );
 export type ToolLimitsConfig = z.infer<typeof toolLimitsSchema>;
@@ -82,7 +104,7 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
   memoryBudgetMiB: positiveInt().describe(
     'Memory the runs may hold together, MiB (split evenly over the children). Default: half the memory available at start, at most half the total, at least 256. Past it runs queue; runs that outgrow it lose the one that grew most (`memory`).',
   ),
-  runReserveMiB: z.number().gt(0).describe('What each run reserves at admission, before its isolate is measured, MiB. Default 2.'),
+  runReserveMiB: z.number().gt(0).describe(stateDefault('What each run reserves at admission, before its isolate is measured, MiB. {default}.', DEFAULT_RUN_RESERVE_MIB)),
   maxActiveRuns: positiveInt().describe('Runs computing at once (a run awaiting a tool call does not count). Default 16 per core; more wait in the queue.'),
   runsPerChild: positiveInt().describe('`process` runtime: optional hard cap on runs per child on top of the budget. Default: none.'),
   burstThreads: z.int().min(0).max(64).describe('`in-process` runtime: worker threads that prepare and run the runs of a burst (more than 16 runs waiting to start) in parallel (tools stay on the main thread). Default: the CPU count, at most 8; 0 prepares every run on the main thread.'),
@@ -93,17 +115,17 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
       "Isolates kept for a session's next run (per child in the `process` runtime): a run that ended cleanly leaves its isolate, with a fresh context, to the next run of the same session, never to another session. Default 16; 0: a fresh isolate for every run.",
     ),
   sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
-  queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),
+  queueLimit: z.int().min(0).describe(stateDefault('Runs waiting for headroom. {default}; a run arriving when full fails `busy` (503).', DEFAULT_QUEUE.queueLimit)),
   queueTimeoutMs: positiveInt().describe(
-    'How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long. Default 5,000.',
+    stateDefault('How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long. {default}.', DEFAULT_QUEUE.queueTimeoutMs),
   ),
 });
 export type PoolConfig = z.infer<typeof poolSchema>;
 
 const typecheckerSchema = group("The type-checker's worker threads (when `typecheck` is `warn` or `enforce`); an unset field keeps its default.", {
   threads: z.int().min(1).max(64).describe('Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to 4.'),
-  heapMiB: z.int().min(64).describe('Heap budget of each thread, MiB. Default 512; past it the check fails and the thread is replaced.'),
-  timeoutMs: z.int().min(1).max(600_000).describe("Longest one check may take, ms. Default 10,000; it never outlasts the run's own `timeoutMs` either."),
+  heapMiB: z.int().min(64).describe(stateDefault('Heap budget of each thread, MiB. {default}; past it the check fails and the thread is replaced.', DEFAULT_TYPECHECK_HEAP_MIB)),
+  timeoutMs: z.int().min(1).max(600_000).describe(stateDefault("Longest one check may take, ms. {default}; it never outlasts the run's own `timeoutMs` either.", DEFAULT_TYPECHECK_TIMEOUT_MS)),
 });
 export type TypecheckerConfig = z.infer<typeof typecheckerSchema>;
 
@@ -169,10 +191,10 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   pool: poolSchema,
   disabledTools: z.array(z.string()).describe('Tool names (built-in or `<server>__<tool>`) never registered. Default [].'),
   retention: group('Session logs: how long they are kept and how much each session and tenant may hold; an unset field keeps its default.', {
-    maxAgeDays: positiveInt().describe('Session logs with no event for this many days are removed (checked hourly). Default 30.'),
-    maxSessionBytes: positiveInt().describe("Bytes one session's log may hold. Default 256 MiB; past it the session's new runs get 507 `STORAGE_QUOTA`."),
+    maxAgeDays: positiveInt().describe(stateDefault('Session logs with no event for this many days are removed (checked hourly). {default}.', DEFAULT_RETENTION.maxAgeDays)),
+    maxSessionBytes: positiveInt().describe(stateDefault("Bytes one session's log may hold. {default}; past it the session's new runs get 507 `STORAGE_QUOTA`.", DEFAULT_RETENTION.maxSessionBytes, 'bytes')),
     maxTenantBytes: positiveInt().describe(
-      "Bytes the session logs of one tenant (of everyone, without named tokens) may hold. Default 4 GiB; past it the tenant's new runs get 507 `STORAGE_QUOTA`.",
+      stateDefault("Bytes the session logs of one tenant (of everyone, without named tokens) may hold. {default}; past it the tenant's new runs get 507 `STORAGE_QUOTA`.", DEFAULT_RETENTION.maxTenantBytes, 'bytes'),
     ),
   }),
   spill: z

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import type { TransportKind } from './transport.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, defaultMemoryBudgetMiB } from '../memory-budget.ts';
+import { DEFAULT_QUEUE } from '../wait-queue.ts';
 
 /** Options of the `process` runtime: isolates in a supervised pool of child processes. */
 export interface ProcessRuntimeOptions {
@@ -83,12 +84,12 @@ export interface ProcessRuntimeOptions {
    */
   killGraceMs?: number;
   /**
-   * Runs allowed to wait for headroom. Default 1,000 (a burst of runs that
-   * will soon wait on tools queues while each reaches its first call). A run
+   * Runs allowed to wait for headroom (default in `DEFAULT_QUEUE`: a burst of runs
+   * that will soon wait on tools queues while each reaches its first call). A run
    * arriving when the queue is full fails `busy` at once; 0 means never wait.
    */
   queueLimit?: number;
-  /** How long the wait queue may stand still, ms (wait-queue.ts). Default 5,000; past it a run that waited that long fails `busy`. */
+  /** How long the wait queue may stand still, ms (default in `DEFAULT_QUEUE`); past it a run that waited that long fails `busy`. */
   queueTimeoutMs?: number;
   /**
    * Extra Node flags for the children (they always get `--no-node-snapshot`,
@@ -132,8 +133,8 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}, transport: T
     rssLimitMiB: options.rssLimitMiB ?? Math.ceil(memoryBudgetMiB / children) + 512,
     recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? 10_000)),
     killGraceMs: options.killGraceMs ?? 2_000,
-    queueLimit: Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
-    queueTimeoutMs: options.queueTimeoutMs ?? 5_000,
+    queueLimit: Math.max(0, Math.floor(options.queueLimit ?? DEFAULT_QUEUE.queueLimit)),
+    queueTimeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE.queueTimeoutMs,
     execArgv: options.execArgv ?? [],
     runtimeModule: options.runtimeModule ?? new URL(`../in-process-runtime${ownExtension}`, import.meta.url).href,
   };

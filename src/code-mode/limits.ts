@@ -1,28 +1,29 @@
 /**
  * Code Mode limits: what one run_code program may use. SECURITY.md lists them
- * with what happens at each.
+ * with what happens at each. Each default is written once, in
+ * `DEFAULT_CODE_MODE_LIMITS`; the service's config descriptions read it.
  */
 
 export interface CodeModeLimits {
-  /** Wall time of a run when it does not ask for one, ms, tool calls included. Default 30,000. Past it the isolate is disposed: kind `timeout`. */
+  /** Wall time of a run when it does not ask for one, ms, tool calls included. Past it the isolate is disposed: kind `timeout`. */
   timeoutMs: number;
-  /** Longest `timeoutMs` a run may ask for, ms. Default 600,000 (10 min); more is refused with `INVALID_ARGS`. */
+  /** Longest `timeoutMs` a run may ask for, ms; more is refused with `INVALID_ARGS`. */
   maxTimeoutMs: number;
-  /** Isolate heap, MiB. Default 128. Past it the isolate is disposed: kind `memory`. */
+  /** Isolate heap, MiB. Past it the isolate is disposed: kind `memory`. */
   memoryMiB: number;
-  /** Bytes of captured logs. Default 1 MiB (1,048,576). Past it one truncation marker is logged and later lines are dropped. */
+  /** Bytes of captured logs. Past it one truncation marker is logged and later lines are dropped. */
   maxLogBytes: number;
-  /** Bytes of the returned value's JSON. Default 16 MiB (16,777,216). Past it the run fails: kind `output-limit`. */
+  /** Bytes of the returned value's JSON. Past it the run fails: kind `output-limit`. */
   maxResultBytes: number;
-  /** Bytes (UTF-8) of one nested call's argument JSON. Default 4 MiB (4,194,304). Past it that call is refused with `INVALID_ARGS` (catchable; nothing is dispatched). */
+  /** Bytes (UTF-8) of one nested call's argument JSON. Past it that call is refused with `INVALID_ARGS` (catchable; nothing is dispatched). */
   maxArgBytes: number;
-  /** Bytes (UTF-8) of the result as rendered for the model (strings raw, other JSON pretty-printed). Default 1 MiB (1,048,576). Past it pretty-printing stops and the text ends with a truncation marker; the value is unchanged. */
+  /** Bytes (UTF-8) of the result as rendered for the model (strings raw, other JSON pretty-printed). Past it pretty-printing stops and the text ends with a truncation marker; the value is unchanged. */
   maxRenderedBytes: number;
-  /** Nested tool calls per run. Default 1,000. The next call ends the run: kind `call-limit`. */
+  /** Nested tool calls per run. The next call ends the run: kind `call-limit`. */
   maxCalls: number;
-  /** Concurrency-safe nested calls in flight at once. Default 10. Further calls wait their turn. */
+  /** Concurrency-safe nested calls in flight at once. Further calls wait their turn. */
   maxParallelCalls: number;
-  /** Bytes (UTF-8) of one nested call's value a paused run's journal may keep. Default 1 MiB (1,048,576). Past it the pause fails: kind `output-limit`. */
+  /** Bytes (UTF-8) of one nested call's value a paused run's journal may keep. Past it the pause fails: kind `output-limit`. */
   maxJournalValueBytes: number;
 }
 

@@ -24,14 +24,15 @@ import type { HookContext } from '../tool.ts';
 import type { JsonValue } from '../json.ts';
 
 export interface EventCaps {
-  /** Bytes (UTF-8) of content one stored event keeps. Default 1 MiB (1,048,576). */
+  /** Bytes (UTF-8) of content one stored event keeps. */
   maxEventContentBytes: number;
-  /** Bytes of content the nested-call events of one run keep together. Default 4 MiB (4,194,304). */
+  /** Bytes of content the nested-call events of one run keep together. */
   maxRunEventBytes: number;
-  /** Bytes (UTF-8) of a nested call's argument JSON one `tool/ptc-dispatch-start` keeps. Default 64 KiB (65,536). */
+  /** Bytes (UTF-8) of a nested call's argument JSON one `tool/ptc-dispatch-start` keeps. */
   maxEventArgumentBytes: number;
 }
 
+/** The caps' defaults, written once (the service's config descriptions read them). */
 export const DEFAULT_EVENT_CAPS: Readonly<EventCaps> = Object.freeze({
   maxEventContentBytes: 1024 * 1024,
   maxRunEventBytes: 4 * 1024 * 1024,

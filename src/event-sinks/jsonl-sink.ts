@@ -122,7 +122,7 @@ interface Session {
   gap: { fromSeq: number; toSeq: number; code: string; message: string } | undefined;
 }
 
-const DEFAULT_MAX_OPEN = 32;
+export const DEFAULT_MAX_OPEN_FILES = 32;
 const DEFAULT_ROUND_BYTES = 4 * 1024 * 1024;
 const DEFAULT_BACKLOG_BYTES = 64 * 1024 * 1024;
 const READ_CHUNK = 64 * 1024;
@@ -134,7 +134,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
   }
   const dir = resolve(options.dir);
   const fs = options.fs ?? nodeSinkFs;
-  const maxOpen = positive(options.maxOpenFiles ?? DEFAULT_MAX_OPEN, 'maxOpenFiles');
+  const maxOpen = positive(options.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES, 'maxOpenFiles');
   const maxRoundBytes = positive(options.maxRoundBytes ?? DEFAULT_ROUND_BYTES, 'maxRoundBytes');
   const maxBacklogBytes = positive(options.maxBacklogBytes ?? DEFAULT_BACKLOG_BYTES, 'maxBacklogBytes');
   /** Bytes of lines stamped and not yet written or dropped (rounds in flight included). */

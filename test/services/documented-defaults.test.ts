@@ -1,0 +1,110 @@
+/**
+ * The defaults the docs state are the ones the code uses: each setting's default column in
+ * docs/service.md and the "Default …" of its description in docs/ptc.config.schema.json, read
+ * back as numbers (or strings), against the objects that hold the defaults.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../services/config.ts';
+import { DEFAULT_RETENTION } from '../../services/retention.ts';
+import { DEFAULT_APPROVAL_TTL_MS } from '../../src/code-mode/code-mode.ts';
+import { DEFAULT_CODE_MODE_LIMITS } from '../../src/code-mode/limits.ts';
+import { DEFAULT_EVENT_CAPS } from '../../src/event-sinks/event-caps.ts';
+import { DEFAULT_MAX_OPEN_FILES } from '../../src/event-sinks/jsonl-sink.ts';
+import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS } from '../../src/tools/limits.ts';
+import { DEFAULT_RUN_RESERVE_MIB } from '../../sandbox/memory-budget.ts';
+import { DEFAULT_QUEUE } from '../../sandbox/wait-queue.ts';
+import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../../typings/typecheck-pool.ts';
+
+// The config file has no maxTimeoutMs: its limit is the schema's maximum of timeoutMs.
+const configurableLimits = Object.fromEntries(Object.entries(DEFAULT_CODE_MODE_LIMITS).filter(([key]) => key !== 'maxTimeoutMs'));
+
+/** Every setting whose default is a single value, by its path in ptc.config.json. */
+const REAL: Record<string, number | string> = {
+  workspace: DEFAULTS.workspace,
+  dataDir: DEFAULTS.dataDir,
+  host: DEFAULTS.host,
+  port: DEFAULTS.port,
+  runtime: DEFAULTS.runtime,
+  mode: DEFAULTS.mode,
+  logLevel: DEFAULTS.logLevel,
+  bodyLimit: DEFAULTS.bodyLimit,
+  receiveTimeoutMs: DEFAULTS.receiveTimeoutMs,
+  maxConnections: DEFAULTS.maxConnections,
+  maxConnectionsPerClient: DEFAULTS.maxConnectionsPerClient,
+  writeStallMs: DEFAULTS.writeStallMs,
+  maxOutboundMiB: DEFAULTS.maxOutboundMiB,
+  maxConnectionOutboundMiB: DEFAULTS.maxConnectionOutboundMiB,
+  maxConcurrentRunsPerClient: DEFAULTS.maxConcurrentRunsPerClient,
+  maxMcpSessionsPerTenant: DEFAULTS.maxMcpSessionsPerTenant,
+  shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+  typingsBudget: DEFAULTS.typingsBudget,
+  databasePoolSize: DEFAULTS.databasePoolSize,
+  approvalTtlMs: DEFAULT_APPROVAL_TTL_MS,
+  ...prefixed('limits', { ...configurableLimits, ...DEFAULT_EVENT_CAPS, maxOpenSessionFiles: DEFAULT_MAX_OPEN_FILES }),
+  ...prefixed('toolLimits', DEFAULT_TOOL_LIMITS),
+  ...prefixed('retention', DEFAULT_RETENTION),
+  ...prefixed('pool', { ...DEFAULT_QUEUE, runReserveMiB: DEFAULT_RUN_RESERVE_MIB }),
+  ...prefixed('typechecker', { heapMiB: DEFAULT_TYPECHECK_HEAP_MIB, timeoutMs: DEFAULT_TYPECHECK_TIMEOUT_MS }),
+};
+
+function prefixed(group: string, defaults: Readonly<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(defaults).map(([key, value]) => [`${group}.${key}`, value]));
+}
+
+const UNITS: Record<string, number> = { KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
+
+/** A stated default as a value: `` `./workspace` `` as the string, `16 MiB` as bytes (but `256 MiB` as 256 for a setting counted in MiB), `30,000 ms` as 30000. */
+function valueOf(key: string, text: string): number | string | undefined {
+  const quoted = /^`([^`]+)`/.exec(text)?.[1];
+  if (quoted !== undefined) return /^\d+$/.test(quoted) ? Number(quoted) : quoted;
+  const number = /^([\d,]+)(?: (KiB|MiB|GiB))?/.exec(text);
+  if (number === null) return undefined;
+  const value = Number(number[1]!.replaceAll(',', ''));
+  const unit = number[2];
+  return unit === undefined || key.endsWith(unit) ? value : value * UNITS[unit]!;
+}
+
+/** docs/service.md's settings table: each row's key (the first when a row names several) and its default column. */
+function serviceDocDefaults(): Map<string, string> {
+  const doc = readFileSync(new URL('../../docs/service.md', import.meta.url), 'utf8');
+  const rows = new Map<string, string>();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|');
+    const key = /^\| `([\w.$]+)`/.exec(line)?.[1];
+    if (key !== undefined && cells.length >= 6) rows.set(key, cells[4]!.trim());
+  }
+  return rows;
+}
+
+/** docs/ptc.config.schema.json: each property's description, by its dotted path. */
+function schemaDescriptions(): Map<string, string> {
+  type Node = { description?: string; properties?: Record<string, Node> };
+  const schema = JSON.parse(readFileSync(new URL('../../docs/ptc.config.schema.json', import.meta.url), 'utf8')) as Node;
+  const out = new Map<string, string>();
+  const visit = (node: Node, path: string): void => {
+    if (path !== '' && node.description !== undefined) out.set(path, node.description);
+    for (const [key, child] of Object.entries(node.properties ?? {})) visit(child, path === '' ? key : `${path}.${key}`);
+  };
+  visit(schema, '');
+  return out;
+}
+
+describe('documented defaults', () => {
+  it('docs/service.md states each setting with the default the code uses', () => {
+    const documented = serviceDocDefaults();
+    const stated = Object.fromEntries(Object.keys(REAL).map((key) => [key, valueOf(key, documented.get(key) ?? '')]));
+    expect(stated).toEqual(REAL);
+  });
+
+  it('docs/ptc.config.schema.json states each setting with the default the code uses', () => {
+    const descriptions = schemaDescriptions();
+    const stated = Object.fromEntries(
+      Object.keys(REAL).map((key) => {
+        const text = /Default (\S.*?)(?:[.;:,] |[.;]?$| \()/.exec(descriptions.get(key) ?? '')?.[1] ?? '';
+        return [key, valueOf(key, text)];
+      }),
+    );
+    expect(stated).toEqual(REAL);
+  });
+});
