@@ -59,9 +59,9 @@ export interface InProcessRuntimeOptions {
    * more than 16 admitted runs have not started yet, or while runs queue): each
    * prepares its isolates in parallel with the others, and tools still run
    * on this thread. Started by the first burst or by `ready()`, kept until
-   * `close()`; each holds about 30 MiB (its modules, the type stripper, its
+   * `close()`; each holds memory (its modules, the type stripper, its
    * own warm pool). Default one per core (`os.availableParallelism()`), at
-   * most 8: eight prepare some 3,000 isolates a second, and idle threads
+   * most 8: more add little preparation rate, and idle threads
    * cost memory. 0: every run is prepared on this thread.
    */
   burstThreads?: number;
@@ -89,11 +89,9 @@ export interface InProcessRuntimeOptions {
    */
   syncToolCalls?: boolean;
   /**
-   * Each isolate is set up on isolated-vm's threads, not this one, except its constructor (about
-   * half the work: isolated-vm has no asynchronous one). This thread runs every tool and relays
-   * every call, so the time it saves (about 0.7 ms per isolate) goes to calls: 8 runs at once of
-   * 100 sequential calls each made 4 to 7 % more runs/s. The hops cost about 0.6 ms more CPU per
-   * isolate in all, so the runtime's burst threads and the process runtime's children, whose CPU
+   * Each isolate is set up on isolated-vm's threads, not this one, except its constructor (isolated-vm
+   * has no asynchronous one). This thread runs every tool and relays every call, so the time it
+   * saves goes to calls (bench/RESULTS.md). The hops cost more CPU per isolate in all, so the runtime's burst threads and the process runtime's children, whose CPU
    * is the limit, prepare on their own thread. Default true.
    */
   prepareOffThread?: boolean;
@@ -118,8 +116,8 @@ const MAX_DEFAULT_BURST_THREADS = 8;
 
 /**
  * Runs admitted and not yet started beyond which a starting run goes to a burst thread. A run
- * there pays a thread crossing on each of its tool calls: sending the first runs of every burst
- * of 8 there cost a workload of 100 calls per run about a third of its throughput. Past this
+ * there pays a thread crossing on each of its tool calls, which costs a workload of many calls
+ * per run more than the isolate set-ups it would wait behind here (bench/RESULTS.md). Past this
  * many, a run would wait behind enough isolate set-ups here that the thread is quicker.
  */
 const BURST_MIN_UNSTARTED = 16;

@@ -49,8 +49,7 @@ const DEFAULT_SYNC_WAIT_MS = 100;
 /**
  * Characters of replies (while more calls run) past which they go to a waiting guest at once
  * rather than at the end of the host's turn: one or two pages of rows. Each push costs a crossing,
- * but the guest parses what it got while this thread still makes the rest (50 pages of 100 rows,
- * 10 Ki characters each: about 7 % faster at 16 Ki than at 64 Ki, in four A/B pairs).
+ * but the guest parses what it got while this thread still makes the rest (bench/RESULTS.md).
  */
 const PUSH_CHARS = 16 * 1024;
 const SHARED_WAITING = 1;
@@ -114,8 +113,8 @@ const catastropheHandlers = new WeakMap<ivm.Isolate, (message: string) => void>(
  * Creates an isolate of `memoryMiB` heap (or takes `reuse`, see recycleIsolate) and evaluates the
  * bootstrap in a fresh context of it. `offThread`: only the isolate's constructor (isolated-vm has
  * no asynchronous one) runs on this thread; its context, the bootstrap and its install run on
- * isolated-vm's threads. The four hops cost the process about 0.6 ms more CPU per isolate, and
- * spare this thread about 0.7 ms: right where this thread is the bottleneck and cores are spare,
+ * isolated-vm's threads. The four hops cost the process more CPU per isolate than they spare
+ * this thread: right where this thread is the bottleneck and cores are spare,
  * wrong where the CPU is (see InProcessRuntimeOptions.prepareOffThread).
  */
 export async function prepareIsolate(memoryMiB: number, offThread = false, reuse?: ivm.Isolate): Promise<PreparedIsolate> {
@@ -414,10 +413,9 @@ const RECYCLE_PROBE_MS = 250;
 /**
  * Heap in use (live, or garbage not yet collected: old contexts wait for a full collection) past
  * which an ended run's isolate is disposed rather than kept, bytes, and as a share of its heap
- * limit. A fresh isolate uses under 1 MiB, and 100-call runs in a row kept it at about 2.5 MiB.
- * Garbage is collected when a run needs the room, yet 100,000 calls at once in 32 MiB (room to
- * spare in a fresh isolate, even at 24 MiB) failed `memory` in one that earlier runs (10,000
- * timers, a stack overflow) had left with a few MiB in use, and does not under this bound.
+ * limit. Garbage is collected when a run needs the room, yet a program that fits a fresh isolate
+ * could fail `memory` in one that earlier runs had left partly in use, and does not under this
+ * bound (bench/RESULTS.md).
  */
 const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
 const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
@@ -509,7 +507,7 @@ export interface RunControl {
   recycle?: (prepared: PreparedIsolate) => void;
   /**
    * Set by {@link runInIsolate} when the run starts, for a synchronous crossing: whether the
-   * guest may spin on the shared state for a moment (~0.2 ms) before blocking. Spinning saves
+   * guest may spin on the shared state for a moment before blocking. Spinning saves
    * the thread wake-up of each call, but holds a core: allow it only while cores are spare.
    * Off until set.
    */

@@ -3,9 +3,9 @@
  * CPU; what it holds is its isolate's memory. So each runtime admits runs
  * against a memory budget:
  *
- * - At admission a run reserves `reserveBytes` (default 2 MiB: an isolate
- *   parked in a tool call was measured at 1.5 MiB of heap pages in RAM and
- *   1.4 MiB of process RSS; the reservation rounds that up).
+ * - At admission a run reserves `reserveBytes` (by default a little
+ *   more than an isolate parked in a tool call was measured to hold:
+ *   bench/RESULTS.md).
  * - While it runs, its isolate is measured (isolated-vm's heap statistics:
  *   `total_physical_size` + `externally_allocated_size`, i.e. heap pages in
  *   RAM plus array buffers). Its charge is the larger of the two figures.
@@ -41,8 +41,8 @@ export const MiB = 1024 * 1024;
  * Default cap on runs that may be computing at once (not awaiting a nested
  * call), per core. Generous: it bounds floods of computing runs, while a
  * burst of runs that will wait on tools must not queue behind it (each run
- * counts until it reaches its first call; under a loaded machine 4 per core
- * refused 40 % of a 1,000-run burst after the 5 s queue wait).
+ * counts until it reaches its first call; a low cap refused much of a burst
+ * on a loaded machine: bench/RESULTS.md).
  */
 export const ACTIVE_RUNS_PER_CORE = 16;
 
@@ -255,9 +255,9 @@ export class MemoryBudget {
 
 /**
  * Measures the runs of `budget` in the background and enforces it. A sweep
- * measures the runs that may have grown since their last measurement (about
- * 60 µs of CPU each), so sweeps are spaced by at least 2 ms per such run
- * (≤ 3 % of a core) and 250 ms; a rise of the process's RSS by an eighth of
+ * measures the runs that may have grown since their last measurement, each
+ * measurement costing CPU, so sweeps are spaced by a minimum per such run and
+ * overall, keeping them to a small share of a core; a rise of the process's RSS by an eighth of
  * the budget since the last sweep brings the next one forward. Runs parked
  * in a tool call are not measured again, however many there are. Returns a
  * function that stops the watch.

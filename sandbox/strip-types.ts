@@ -23,8 +23,8 @@ const SUFFIX = '\n})';
 
 /**
  * Recently stripped programs: an agent retrying a program, or a fleet of
- * clients sending the same one, skips the stripper (a wasm call, ~0.1-0.4 ms
- * even for two lines). Bounded in entries and in the size of what it keeps;
+ * clients sending the same one, skips the stripper (a wasm call, not
+ * cheap even for two lines). Bounded in entries and in the size of what it keeps;
  * only successes are kept (a failure's message names the run's filename).
  */
 const CACHE_ENTRIES = 64;

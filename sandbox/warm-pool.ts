@@ -7,7 +7,7 @@
  * The pool follows demand: each `take` that finds it empty doubles its
  * target, up to 16 times `size` (a burst then finds isolates made between
  * its runs' ends); after 5 s without such a miss the target halves back
- * towards `size`, discarding the surplus (an idle isolate holds ~1.5 MiB).
+ * towards `size`, discarding the surplus (an idle isolate holds memory).
  */
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 

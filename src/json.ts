@@ -70,8 +70,7 @@ export function snapshotFrozenJson(input: unknown, root = 'value'): FrozenJson<J
 /**
  * {@link snapshotFrozenJson}, and the value's JSON text, remembered for
  * {@link jsonTextOf}. The text is made before the arrays are frozen: V8
- * stringifies frozen arrays on a slower path (a 1 MB value of 10,000 rows
- * takes about a quarter longer). Same errors as {@link snapshotJson}.
+ * stringifies frozen arrays on a slower path. Same errors as {@link snapshotJson}.
  */
 export function snapshotFrozenJsonWithText(input: unknown, root = 'value'): FrozenJson<JsonValue> {
   if (typeof input !== 'object' || input === null) return copyFrozen(input, root) as FrozenJson<JsonValue>;
@@ -89,15 +88,14 @@ export function snapshotFrozenJsonWithText(input: unknown, root = 'value'): Froz
 export const JSON_CHUNK_ELEMENTS = 1_000;
 /**
  * Elements of the first chunk: fewer, because the consumer has nothing to parse until it comes
- * (the peer bench's 1 MB row: about 8 % less time than a first chunk of 1,000).
+ * (bench/RESULTS.md has the measurement).
  */
 export const JSON_FIRST_CHUNK_ELEMENTS = 250;
 /**
  * The length of text each later chunk aims at. V8 puts a string of over 128 KiB in its
  * large-object space, a mapping of its own, page-faulted in as it is written and unmapped once
- * collected: a 132 KB slice of the 1 MB bench value took its stringify 44 % longer (330 page
- * faults per MB of text) than slices under that size, and the sandbox that copied it in paid the
- * same. 56,000 characters stay under it even as two-byte text (16 bytes and 2 per character),
+ * collected, which slows the stringify and the sandbox's copy alike (bench/RESULTS.md). This
+ * length stays under that size even as two-byte text,
  * with room for slices whose elements are larger than the average so far.
  */
 export const JSON_CHUNK_CHARS = 56_000;
@@ -316,10 +314,10 @@ function copyInChunks(input: unknown[], length: number, root: string, onChunk: (
 /**
  * Whether `array` is a plain, dense array of `length` elements with no own key but its indices and
  * `length`, as the key list of `Reflect.ownKeys` would tell, for long arrays: `Reflect.ownKeys` of
- * 10,000 elements builds a hash set of them (0.7 ms and half a megabyte of large objects). Instead,
+ * many elements builds a hash set of them, large objects included. Instead,
  * `Object.keys` (a quick path for arrays) counts the elements and enumerable keys, and Node's
  * inspector, which lists an array's other own keys (hidden ones and symbols too, no getter called)
- * without its indices, names the rest in about 4 µs. Only a clean array renders exactly as
+ * without its indices, names the rest cheaply. Only a clean array renders exactly as
  * expected; anything else (a proxy, another prototype, an extra key, an inspector that renders
  * otherwise) answers false, and the caller's full check decides.
  */
@@ -405,7 +403,7 @@ const PLAIN_DEPTH = 64;
  * value among them is a cycle, left to the walker (which names it) within one round of it past
  * that depth, not after rounds of it down to {@link PLAIN_DEPTH}, each perhaps as wide as a whole
  * big value. Shallower objects are not remembered: most values are no deeper, and remembering
- * every object cost a 1 MB value of 10,000 rows 7 to 10 % more time.
+ * every object costs a big value measurable time (bench/RESULTS.md).
  */
 const plainAncestors: object[] = [];
 const PLAIN_CYCLE_DEPTH = 4;
@@ -472,8 +470,8 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, 
     if (Object.getPrototypeOf(src) !== arrayProto) return LEFT;
     const length = src.length;
     if (length < INSPECTED_LENGTH ? Reflect.ownKeys(src).length !== length + 1 : !hasElementsOnly(src, length)) return LEFT;
-    // At its length: a push onto [] reserves 16 elements, and V8 stringifies the roomy copies of small
-    // arrays about a tenth slower (a 1 MB value of 10,000 rows, each with a two-element array).
+    // At its length: a push onto [] reserves spare room, and V8 stringifies the roomy copies of small
+    // arrays more slowly.
     const copy = new Array<unknown>(length);
     for (let i = 0; i < length; i++) {
       const value: unknown = src[i];
@@ -546,7 +544,7 @@ interface Frame {
   index: number;
   /**
    * `dst` already holds the values, copied by a spread: one native copy instead of an
-   * assignment per key (a 1 MB snapshot of 10,000 rows: about a tenth faster).
+   * assignment per key.
    */
   filled: boolean;
 }

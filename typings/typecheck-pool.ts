@@ -92,7 +92,7 @@ export const DEFAULT_TYPECHECK_TIMEOUT_MS = 10_000;
 /** How often a running check's heap is measured, ms. */
 const HEAP_POLL_MS = 100;
 
-/** One less than the cores (the event loop keeps one), at least 1 and at most 4: a warm check of a short program takes ~1 ms. */
+/** One less than the cores (the event loop keeps one), at least 1 and at most 4: a warm check of a short program is quick. */
 export function defaultTypecheckThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }

@@ -7,9 +7,9 @@
  *
  * Most of a check is fixed cost: a new program and its type checker, which
  * merges the lib's globals and resolves the lib types the program touches
- * (about 1 ms of 1.25 for a short program). `checkMany` checks several
- * programs in one program, each its own module, so they share that cost
- * (about 0.2 ms a program in eights). A program that breaks out of its
+ * (most of a short program's check). `checkMany` checks several programs
+ * in one program, each its own module, so they share that cost
+ * (bench/RESULTS.md). A program that breaks out of its
  * wrapper function (`} declare global { ... } {`) could change what the
  * others see; it is checked on its own.
  */

@@ -726,7 +726,7 @@ export function installGuest(
   const ABANDONED = 3;
   const DECODE_CHUNK = 8192;
   const SHARED_HEADER_BYTES = 16;
-  /** Loads of the state word before blocking, while the host allows spinning: about 0.2 ms once compiled. */
+  /** Loads of the state word before blocking, while the host allows spinning: a moment, once compiled. */
   const SPIN_LOADS = 20_000;
   /** Replies the host wrote into shared memory, or undefined if it never answered. */
   const exchangeShared = ((buffer: SharedArrayBuffer, control: Int32Array, batch: string): string | undefined => {
@@ -763,7 +763,7 @@ export function installGuest(
     if (submitted !== undefined && sharedControl !== undefined && !returned) {
       const replies = exchangeShared(sharedBuffer as SharedArrayBuffer, sharedControl, batch);
       if (replies !== undefined) deliver(replies);
-      // A tool that missed the turn would cost an extra crossing per call (1 ms I/O: ~5 %): its later calls go async.
+      // A tool that missed the turn would cost an extra crossing per call: its later calls go async.
       for (let i = 0; i < submitted.length; i++) {
         const record = submitted[i];
         if (!record.settled) slowTools[record.name] = true;

@@ -28,8 +28,7 @@ export interface ProcessRuntimeOptions {
    * once the call has answered. Default 16 per core
    * (`os.availableParallelism()`). Runs that wait on tools cost no CPU, so
    * this bounds CPU contention, not waiting runs: more computing runs than
-   * that only share the cores worse (measured: 16 trivial runs at once on 2
-   * cores cost ~25 % more CPU each than 8).
+   * that only share the cores worse (bench/RESULTS.md).
    */
   maxActiveRuns?: number;
   /**
