@@ -1,6 +1,6 @@
 /**
- * Run by exit-collection.test.ts in a process of its own, under V8's
- * --stress-incremental-marking (marking nearly always under way): an
+ * Run by exit-collection.test.ts in a process of its own, under V8 flags
+ * that keep marking under way and advanced by this thread alone: an
  * in-process runtime keeps isolates for a few sessions, closes, and the
  * process leaves its event loop. Closing drops isolated-vm's host objects
  * just before the loop ends; without sandbox/exit-collection.ts, disposing
