@@ -31,42 +31,8 @@ export function runAroundDispatch(call: Call, wrappers: readonly ExecuteHook[]):
   return runFrom(call, wrappers, 0, call.exec.signal);
 }
 
-/**
- * Internal wrappers whose whole effect is "run the rest of the chain unchanged, then perhaps hold
- * the result until something else has settled", with the functions that say so. Such a layer
- * runs without an exec view, a `next` closure or an async frame of its own: the outcome is the
- * same as the wrapper's, which passes the same exec, signal and result through. Internal to the
- * library (code mode's commit-order hook: most nested calls overlap nothing and skip the layer;
- * a call of a `Promise.all` burst usually finds its predecessor settled by the time its body ends).
- */
-export interface Transparent {
-  /** At dispatch start: false when the layer cannot hold this call (it is then skipped outright). */
-  mayHold(exec: ToolExec): boolean;
-  /** Once the inner chain has settled: what to wait for before the result goes on, or undefined. */
-  hold(exec: ToolExec): Promise<void> | undefined;
-}
-
-const transparent = new WeakMap<ExecuteHook, Transparent>();
-
-/** Declares that `hook` behaves as `t` describes (and as nothing else). */
-export function markTransparent(hook: ExecuteHook, t: Transparent): void {
-  transparent.set(hook, t);
-}
-
 function runFrom(call: Call, wrappers: readonly ExecuteHook[], index: number, signal: AbortSignal): Promise<ToolExecutionResult> {
-  for (let i = index; i < wrappers.length; i++) {
-    const t = transparent.get(wrappers[i]);
-    if (t === undefined) return runLayer(call, wrappers, i, signal);
-    if (t.mayHold(call.exec)) return holdAfter(call.exec, t, runFrom(call, wrappers, i + 1, signal));
-  }
-  return runInner(call, signal);
-}
-
-function holdAfter(exec: ToolExec, t: Transparent, inner: Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
-  return inner.then((result) => {
-    const held = t.hold(exec);
-    return held === undefined ? result : held.then(() => result);
-  });
+  return index < wrappers.length ? runLayer(call, wrappers, index, signal) : runInner(call, signal);
 }
 
 async function runLayer(

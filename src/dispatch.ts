@@ -2,7 +2,7 @@
  * The dispatch pipeline (docs/architecture.md, "Tools and the dispatch pipeline"), top to bottom:
  * admit → resolve → snapshot+freeze arguments → validate arguments → exec →
  * already aborted? → around-dispatch (wrappers → deadline → body → project
- * output) → post-execute → spill (outer) → `tool/result` event (outer) → result.
+ * output) → commit order (nested) → post-execute → spill (outer) → `tool/result` event (outer) → result.
  * It never rejects: every failure is a result. Failures before the exec
  * exists (admission, unknown tool, invalid arguments) skip the hooks but are
  * still recorded; a request too malformed to name a call is neither.
@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { bindAgent, endAgent, isAgent } from './agent.ts';
 import { valueChunkSink, type ValueChunkSink } from './value-chunks.ts';
 import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
+import { commitHold } from './commit-order.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
 import type { HookLists } from './hooks.ts';
 import { LossyJsonError, snapshotFrozenJson, type JsonObject, type JsonValue } from './json.ts';
@@ -96,9 +97,14 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
   }
 
   const call: Call = { entry, exec: buildExec(ids, args), outer, valueChunks: ids.valueChunks };
-  let result = ids.signal.aborted
-    ? bind(abortedBefore(ids.name), call.exec.token)
-    : await runAroundDispatch(call, hooks.execute);
+  let result: ToolExecutionResult;
+  if (ids.signal.aborted) {
+    result = bind(abortedBefore(ids.name), call.exec.token);
+  } else {
+    result = await runAroundDispatch(call, hooks.execute);
+    const held = outer ? undefined : commitHold(call.exec);
+    if (held !== undefined) await held;
+  }
 
   let valueReplaced = false;
   if (hooks.postExecute.length > 0) {

@@ -27,7 +27,6 @@ import type { SandboxRuntime } from '../sandbox-runtime.ts';
 import { CODE_MODE_KINDS, TYPECHECK_MODES, describeChoices, type CodeModeKind } from './choices.ts';
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
 import { createRunCodeTool, RUN_CODE, type TypecheckMode } from './run-code-tool.ts';
-import { commitOrderHook } from './scheduler.ts';
 import type { ApprovalRule } from './approval-rules.ts';
 import { DurableRuns, type DurableRunStatus, type PausedRun, type PausedValue, type RollbackReport } from './durable-runs.ts';
 import type { ApprovalDecision, JournalStore, PendingCall } from './journal-store.ts';
@@ -197,7 +196,6 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   // Registered first: a registry that already has a run_code refuses it before any hook is installed.
   const disposers = [
     registry.register(runCodeTool),
-    registry.hook('tools/execute', commitOrderHook),
     // Nested contexts are presentation for the next model request: they go on the run's result (and its tool/result), never to the program.
     registry.hook('tools/post-execute', (exec) => {
       if (exec.parent !== undefined || exec.name !== RUN_CODE) return undefined;

@@ -8,9 +8,9 @@
  * flight and runs alone; nothing submitted after a waiting call overtakes it.
  *
  * Commit order: the registry runs post-execute inside `dispatch`, so the
- * scheduler cannot reorder it from outside. Instead {@link commitOrderHook}
- * (a `tools/execute` wrapper, which runs before post-execute) holds each
- * nested call, once its body has finished, until the call submitted before it
+ * scheduler cannot reorder it from outside. Instead it names each overlapping
+ * call's predecessor to the pipeline's commit-order step (src/commit-order.ts),
+ * which holds the call, once its body has finished, until that predecessor
  * has fully settled. Post-execute hooks, the `tool/ptc-dispatch` events and
  * the delivery of results to the program therefore all follow submission
  * order, while the bodies themselves overlap.
@@ -19,44 +19,10 @@ import type { EventSink, NewToolEvent } from '../events.ts';
 import { jsonTextOf, type JsonValue } from '../json.ts';
 import { chunkedValueOf, requestValueChunks, type ValueChunkSink } from '../value-chunks.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
-import { markTransparent } from '../around-dispatch.ts';
-import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+import { orderCommits } from '../commit-order.ts';
+import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 import type { PendingCall } from './journal-store.ts';
 import type { JournaledCall, RunJournalRecorder } from './journal.ts';
-
-/**
- * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
- * registries or two runs never see each other's gates, whatever callIds their
- * callers chose): callId → the call submitted just before it, still running when this one started.
- */
-const commitGates = new WeakMap<DispatchToken, Map<string, Pending>>();
-
-/** Registered once per registry by code mode; a pass-through for anything but a live run's nested call. */
-export const commitOrderHook: ExecuteHook = (exec, next) => {
-  const previous = gateFor(exec);
-  if (previous === undefined || previous.done) return next();
-  // A predecessor that settled while this body ran costs no wait (in-memory tools finish in order).
-  return next().then((result) => (previous.done ? result : waitFor(previous).then(() => result)));
-};
-
-function gateFor(exec: ToolExec): Pending | undefined {
-  return exec.parent === undefined ? undefined : commitGates.get(exec.parent)?.get(exec.callId);
-}
-
-// What the hook does, for the pipeline to run it without a wrapper layer: most nested calls (every
-// call of a sequential program) have nothing to wait for and skip it; the others wait only when
-// their predecessor is still running once their own body has finished. The gate stays in place
-// until this call's dispatch settles, so both look-ups find the same predecessor.
-markTransparent(commitOrderHook, {
-  mayHold(exec) {
-    const previous = gateFor(exec);
-    return previous !== undefined && !previous.done;
-  },
-  hold(exec) {
-    const previous = gateFor(exec);
-    return previous === undefined || previous.done ? undefined : waitFor(previous);
-  },
-});
 
 export interface RunSchedulerOptions {
   registry: ToolRegistry;
@@ -137,7 +103,7 @@ export class RunScheduler {
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
-    commitGates.set(options.token, this.#gates);
+    orderCommits(options.token, { previous: this.#gates, settled: waitFor });
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
