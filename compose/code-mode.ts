@@ -118,6 +118,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
     start: async () => lazy?.load(),
     limits: core.limits,
     typings: () => core.typings(),
+    toolSchemas: () => core.toolSchemas(),
     prompt: () => core.prompt(),
     asTool: () => core.asTool(),
     pending: (callIdPrefix) => core.pending(callIdPrefix),

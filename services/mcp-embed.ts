@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ToolRegistry } from '../src/tool.ts';
+import type { CodeMode } from '../src/code-mode/code-mode.ts';
 import type { PromptLimits } from '../typings/prompt.ts';
 import type { SessionSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
@@ -21,8 +22,8 @@ import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
 export interface CodeModeMcpServerOptions {
   registry: ToolRegistry;
-  /** What the server needs of a code mode: its typings. */
-  codeMode: { typings(): Promise<string> };
+  /** What the server needs of a code mode: its typings and the schemas they are made from. */
+  codeMode: Pick<CodeMode, 'typings' | 'toolSchemas'>;
   /** Where run events are read; a store from `createSessionStore` also gives live progress. */
   sessions: SessionSource;
   logs?: Pick<LogRouter, 'watch'>;
@@ -46,6 +47,7 @@ export function createCodeModeMcpServer(options: CodeModeMcpServerOptions): Code
   const catalog = createMcpCatalog({
     registry: options.registry,
     typings: () => options.codeMode.typings(),
+    schemas: () => options.codeMode.toolSchemas(),
     typingsBudget: options.typingsBudget,
     promptLimits: options.promptLimits,
   });

@@ -39,6 +39,7 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
   const catalog = createMcpCatalog({
     registry: core.registry,
     typings: () => core.codeMode.typings(),
+    schemas: () => core.codeMode.toolSchemas(),
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });

@@ -253,6 +253,7 @@ async function mountRoutes(
   const catalog = createMcpCatalog({
     registry: core.registry,
     typings: () => core.codeMode.typings(),
+    schemas: () => core.codeMode.toolSchemas(),
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });

@@ -22,7 +22,7 @@ import type { JsonValue } from '../json.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
 import { createEventAgent } from '../event-agent.ts';
 import { hookContexts, injectedContext, type RunContext } from '../run-contexts.ts';
-import type { Agent, DispatchToken, HookContext, ToolDefinition, ToolErrorInfo, ToolRegistry } from '../tool.ts';
+import type { Agent, DispatchToken, HookContext, ToolDefinition, ToolErrorInfo, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { SandboxRuntime } from '../sandbox-runtime.ts';
 import { CODE_MODE_KINDS, TYPECHECK_MODES, describeChoices, type CodeModeKind } from './choices.ts';
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
@@ -77,6 +77,8 @@ export interface CodeMode {
   readonly limits: Readonly<CodeModeLimits>;
   /** The `.d.ts` the model is shown for the currently registered tools. */
   typings(): Promise<string>;
+  /** The schemas the typings are made from: the registry's without run_code, `mayPause` on every gated tool (an approval rule's too). */
+  toolSchemas(): ToolSchema[];
   /** Instructions and typings for the model; `''` in `'native'` mode. */
   prompt(): Promise<string>;
   /**
@@ -260,6 +262,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   return {
     limits,
     typings: async () => needTypings().typings(visibleSchemas()),
+    toolSchemas: visibleSchemas,
     prompt: async () => (mode === 'native' ? '' : needTypings().prompt(visibleSchemas(), limits)),
     async asTool() {
       const description = await needTypings().prompt(visibleSchemas(), limits);
