@@ -97,7 +97,7 @@ export interface CodeMode {
    * cannot be read, `INVALID_ARGS` for a malformed decision). Past `approvalTtlMs` the call is
    * denied with reason `expired`, whatever the decision.
    */
-  decide(callId: string, decision: ApprovalDecision, call?: Omit<CodeModeToolCall, 'callId' | 'sessionId'>): Promise<CodeModeToolResult>;
+  decide(callId: string, decision: ApprovalDecision, call?: DecideCall): Promise<CodeModeToolResult>;
   /**
    * Reverts the applied calls of run `callId` (paused, or resumed and ended) that have a `revert`,
    * newest first, and reports those it could not revert. Rejects like `decide` when the run is
@@ -108,6 +108,16 @@ export interface CodeMode {
   durableStatus(callId: string): Promise<DurableRunStatus | undefined>;
   /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */
   close(): Promise<void>;
+}
+
+/** How a decision's resumed run is called: like {@link CodeModeTool.execute}, with its own hook. */
+export interface DecideCall extends Omit<CodeModeToolCall, 'callId' | 'sessionId'> {
+  /**
+   * Called once this decision has claimed the run, before the program runs again (a host records
+   * the run there, so a losing decision records nothing). A rejection puts the run back, paused
+   * and undecided, and the decision rejects with it.
+   */
+  claimed?(): Promise<void>;
 }
 
 export type { ApprovalDecision, DurableRunStatus, PausedRun, PendingCall, RollbackReport };
@@ -275,9 +285,10 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
       });
     },
     pending: (callIdPrefix = '') => durable.pending(callIdPrefix),
-    async decide(callId, decision, call = {}) {
+    async decide(callId, decision, { claimed: onClaimed, ...call } = {}) {
       const claimed = await durable.claimForDecision(callId, decision);
       try {
+        await onClaimed?.();
         return await execute(claimed.run, { ...call, callId, sessionId: claimed.sessionId });
       } finally {
         await durable.releaseUnstarted(callId);
