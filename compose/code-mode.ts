@@ -59,6 +59,8 @@ export interface CodeModeOptions {
   journal?: CodeModeCoreOptions['journal'];
   /** How long a paused run waits for a decision, ms. Default 24 h. */
   approvalTtlMs?: number;
+  /** How long a paused run's record is kept once it expired or its resumed run ended (it can be rolled back until then), ms. Default 30 days. */
+  journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
 }
@@ -104,6 +106,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.journal === undefined ? {} : { journal: options.journal }),
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+      ...(options.journalRetentionMs === undefined ? {} : { journalRetentionMs: options.journalRetentionMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
   } catch (error) {

@@ -169,7 +169,7 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   pool: poolSchema,
   disabledTools: z.array(z.string()).describe('Tool names (built-in or `<server>__<tool>`) never registered. Default [].'),
   retention: group('Session logs: how long they are kept and how much each session and tenant may hold; an unset field keeps its default.', {
-    maxAgeDays: positiveInt().describe('Session logs with no event for this many days are removed (checked hourly). Default 30.'),
+    maxAgeDays: positiveInt().describe("Session logs with no event for this many days are removed (checked hourly). Default 30. A paused run's journal is kept as long after it expired or its resumed run ended (it can be rolled back until then)."),
     maxSessionBytes: positiveInt().describe("Bytes one session's log may hold. Default 256 MiB; past it the session's new runs get 507 `STORAGE_QUOTA`."),
     maxTenantBytes: positiveInt().describe(
       "Bytes the session logs of one tenant (of everyone, without named tokens) may hold. Default 4 GiB; past it the tenant's new runs get 507 `STORAGE_QUOTA`.",

@@ -23,7 +23,7 @@ import { tenantOfStoredId } from './tenancy.ts';
 import { configuredToolSources } from './tool-sources.ts';
 import type { Database } from './postgres/database.ts';
 import type { PostgresEventSink } from './postgres/event-sink.ts';
-import { createRetention, type Retention, type SessionUsage } from './retention.ts';
+import { createRetention, DAY_MS, DEFAULT_RETENTION, type Retention, type SessionUsage } from './retention.ts';
 import { createJsonlSessionUsage } from './session-usage-jsonl.ts';
 
 export interface PtcCore {
@@ -99,6 +99,8 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     onLog: logs.onLog,
     approvals: config.approvals,
     approvalTtlMs: config.approvalTtlMs,
+    // A finished run can be rolled back, and an expired one decided, as long as its session log is kept.
+    journalRetentionMs: (config.retention.maxAgeDays ?? DEFAULT_RETENTION.maxAgeDays) * DAY_MS,
     // The server keeps paused runs in its data folder, so they survive a restart; commands that never serve keep them in memory.
     ...(durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
   });

@@ -52,7 +52,7 @@ export interface Retention {
 
 /** Expired logs are looked for this often, ms (and once at start). */
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function createRetention(
   usage: SessionUsage,

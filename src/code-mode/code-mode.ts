@@ -65,12 +65,21 @@ export interface CodeModeCoreOptions {
   journal?: JournalStore;
   /** How long a paused run waits for a decision, ms; a later decision denies the call with reason `expired`. Default 24 h. */
   approvalTtlMs?: number;
+  /**
+   * How long a paused run's record is kept once it is over, ms: after it expired, or after its
+   * resumed run finished or was rolled back. Until then it can be rolled back (and an expired one
+   * decided, as denied); then the store removes it. Default 30 days.
+   */
+  journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
 }
 
 /** Default {@link CodeModeCoreOptions.approvalTtlMs}: a day. */
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Default {@link CodeModeCoreOptions.journalRetentionMs}: as long as the service keeps session logs by default. */
+export const DEFAULT_JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface CodeMode {
   /** The limits every run is held to (defaults filled in); the prompt states these. */
@@ -187,11 +196,16 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   const nestedContexts = new WeakMap<DispatchToken, HookContext[]>();
   const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
   if (!(Number.isSafeInteger(approvalTtlMs) && approvalTtlMs > 0)) throw new TypeError(`approvalTtlMs must be a positive whole number of milliseconds (got ${String(approvalTtlMs)})`);
+  const journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+  if (!(Number.isSafeInteger(journalRetentionMs) && journalRetentionMs > 0)) {
+    throw new TypeError(`journalRetentionMs must be a positive whole number of milliseconds (got ${String(journalRetentionMs)})`);
+  }
   const durable = new DurableRuns({
     registry,
     store: options.journal ?? createMemoryJournalStore(),
     ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     approvalTtlMs,
+    journalRetentionMs,
     maxJournalValueBytes: limits.maxJournalValueBytes,
     now: options.now ?? Date.now,
   });
