@@ -264,6 +264,20 @@ describe('pause and resume', () => {
     expect((await w.codeMode.decide('r1', { decision: 'approve' })).value?.result).toEqual({ paid: 4 });
   });
 
+  it('calls claimed() once the decision holds the run; a rejection puts it back paused, and a loser never calls it', async () => {
+    const w = world();
+    await w.run(`return await tools.pay({ amount: 5 });`, 'r1');
+    await expect(w.codeMode.decide('r1', { decision: 'approve' }, { claimed: async () => Promise.reject(new Error('ledger down')) })).rejects.toThrow('ledger down');
+    expect(w.executed).toEqual([]);
+    expect((await w.codeMode.pending()).map((run) => run.callId)).toEqual(['r1']);
+    const claims: string[] = [];
+    const decisions = ['a', 'b'].map((who) => w.codeMode.decide('r1', { decision: 'approve' }, { claimed: async () => void claims.push(who) }));
+    const outcomes = await Promise.allSettled(decisions);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(claims).toHaveLength(1);
+    expect(w.executed).toEqual(['pay({"amount":5})']);
+  });
+
   it('rolls back applied calls newest first, reports a throwing revert and goes on', async () => {
     const w = world();
     await w.run(`await tools.mail({ to: 'x' }); await tools.pay({ amount: 9 }); await tools.read({ n: 1 });`, 'r1');
