@@ -237,6 +237,8 @@ export class SandboxChild {
       this.#outbox.flush();
       this.#child.close();
     }
+    // Waited for: an idle child is unref'd, and a close awaiting its exit must keep the loop alive.
+    this.#child.hold(true);
     const grace = setTimeout(() => this.#child.kill(), this.#options.killGraceMs);
     await this.exited;
     clearTimeout(grace);
