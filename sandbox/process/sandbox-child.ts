@@ -188,6 +188,8 @@ export class SandboxChild {
         resolve,
         // Until the child says the program started, the run may wait there for headroom (at most
         // queueTimeoutMs, then it fails busy) or for an isolate: that wait is no reason to kill.
+        // Each program the child starts restarts this clock (#started): only a child that stopped
+        // starting programs is killed, not one that works through a burst on a loaded machine.
         deadline: setTimeout(
           () =>
             this.kill(`${this.#noun} was replaced because it stopped starting programs; run it again`, {
@@ -291,6 +293,7 @@ export class SandboxChild {
     if (!run || run.started) return;
     run.started = true;
     clearTimeout(run.deadline);
+    for (const waiting of this.#runs.values()) if (!waiting.started) waiting.deadline.refresh();
     const { timeoutMs } = run.request.limits;
     run.deadline = setTimeout(
       () =>
