@@ -257,7 +257,9 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
           }
         };
   try {
-    const body = await executeCall(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId, run }, onEvent === undefined ? {} : { onEvent });
+    // The client sees its own ids: contexts name nested calls without the tenant's prefix.
+    const stored = await executeCall(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId, run }, onEvent === undefined ? {} : { onEvent });
+    const body = options.tenant?.response(stored) ?? stored;
     // Every progress notice goes out before the result it belongs to.
     await Promise.allSettled(sent);
     const result: CallToolResult = body.isError
