@@ -44,6 +44,14 @@ const STEPS: readonly string[] = [
      PRIMARY KEY (session_id, call_id)
    )`,
   `CREATE INDEX IF NOT EXISTS ptc_runs_running ON ptc_runs (replica) WHERE state = 'running'`,
+  // Durable runs: the journal's JSON text; status and pause time in columns for claims and listing.
+  `CREATE TABLE IF NOT EXISTS ptc_journals (
+     call_id text PRIMARY KEY,
+     status text NOT NULL CHECK (status IN ('paused', 'resuming', 'finished', 'rolled-back')),
+     paused_at bigint NOT NULL,
+     record text NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS ptc_journals_paused ON ptc_journals (paused_at) WHERE status = 'paused'`,
 ];
 
 export async function migrate(pool: Pool): Promise<void> {

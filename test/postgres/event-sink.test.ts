@@ -38,7 +38,7 @@ describe('the PostgreSQL event sink', () => {
   it('migrates idempotently when several replicas start at once', async () => {
     const dbs = await Promise.all([open(), open(), open()]);
     const { rows } = await dbs[0].query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 'ptc_%'");
-    expect(Number(rows[0].n)).toBe(5);
+    expect(Number(rows[0].n)).toBe(6);
   });
 
   it('gives one gap-free seq per session across sinks appending at once, in each sink’s call order', async () => {
