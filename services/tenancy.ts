@@ -68,7 +68,7 @@ function prefixed(name: string): TenantScope {
         ? { ...e, sessionId: outer(e.sessionId) }
         : e.type === 'tool/result'
           ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId) }
-          : e.type === 'agent/context'
+          : e.type === 'agent/context' || e.type === 'run/paused' || e.type === 'run/resumed' || e.type === 'run/reverted'
             ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId) }
             : { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId), parentCallId: outer(e.parentCallId) };
     return translated as E;

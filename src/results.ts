@@ -124,7 +124,7 @@ export function describeThrown(thrown: unknown): { name: string; message: string
 }
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set<SandboxFailureKind>([
-  'syntax', 'typecheck', 'exception', 'timeout', 'abort', 'memory', 'output-limit', 'call-limit', 'invalid-output', 'crashed', 'busy',
+  'syntax', 'typecheck', 'exception', 'timeout', 'abort', 'memory', 'output-limit', 'call-limit', 'invalid-output', 'crashed', 'busy', 'replay-divergence',
 ]);
 /** Longest toolName or callId kept in an error's info (both come from registered names and host-made ids). */
 const MAX_ID_LENGTH = 512;

@@ -5,6 +5,7 @@
  * in memory (`memory-journal-store.ts`), a data folder (`file-journal-store.ts`); a database store
  * implements the same few methods.
  */
+import { PtcError } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 
 /** Where one nested call of a journaled run stands. */
@@ -94,10 +95,9 @@ export interface JournalStore {
 }
 
 /** A stored journal that cannot be read (truncated, edited, another format): the resume runs nothing. */
-export class JournalCorruptError extends Error {
+export class JournalCorruptError extends PtcError {
   override name = 'JournalCorruptError';
-  readonly code = 'JOURNAL_CORRUPT';
   constructor(callId: string, why: string) {
-    super(`the journal of run ${JSON.stringify(callId)} cannot be read (${why}); nothing was run: start the work again with a new run`);
+    super('JOURNAL_CORRUPT', `the journal of run ${JSON.stringify(callId)} cannot be read (${why}); nothing was run: start the work again as a new run`);
   }
 }
