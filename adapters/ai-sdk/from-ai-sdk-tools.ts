@@ -3,7 +3,7 @@
  * from run_code. Each keeps its key as its name. Input schemas (zod or JSON
  * Schema) go through the raw-subset check; an output schema, when given, is
  * enforced on the value; without one the value is any JSON, rendered as
- * JSON text.
+ * JSON text. A tool's `needsApproval` carries over: a program's call pauses its run.
  */
 import { asSchema, type Schema, type Tool } from 'ai';
 import type { ContentBlock } from '../../src/content.ts';
@@ -64,7 +64,7 @@ function readSchema(flexible: unknown, root: string, violations: string[]): Read
 
 function toDefinition(name: string, source: Tool, input: ReadSchema, output: ReadSchema | undefined): ToolDefinition<JsonObject, JsonValue> {
   const execute = source.execute!;
-  return {
+  const definition: ToolDefinition<JsonObject, JsonValue> = {
     name,
     // A description computed from a per-call context has no single text: the name stands in.
     description: (typeof source.description === 'string' ? source.description.trim() : '') || `The AI SDK tool "${name}".`,
@@ -89,6 +89,13 @@ function toDefinition(name: string, source: Tool, input: ReadSchema, output: Rea
       return value as JsonValue;
     },
   };
+  // A tool that needs approval in the AI SDK needs it inside a program too: the run pauses there.
+  const needsApproval = source.needsApproval;
+  if (needsApproval === true) definition.needsApproval = true;
+  else if (typeof needsApproval === 'function') {
+    definition.needsApproval = async (args, call) => (await needsApproval(args, { toolCallId: call.callId, messages: [], context: undefined as never })) === true;
+  }
+  return definition;
 }
 
 async function parse(schema: Schema<unknown>, value: unknown, what: string): Promise<unknown> {
