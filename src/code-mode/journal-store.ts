@@ -60,7 +60,7 @@ export interface RunJournal {
   /** The run_code arguments, to run the same program again. */
   run: { code: string; description: string; timeoutMs?: number };
   status: RunJournalStatus;
-  /** Every nested call so far, by `seq` from 1, in order. */
+  /** The nested calls, in `seq` order; while paused, every seq from 1 to the gated call's. */
   entries: JournalEntry[];
   /** Values the program read from Date.now(), new Date(), Math.random() (and the like), in order, up to the gated call. */
   reads: number[];
@@ -74,8 +74,8 @@ export interface RunJournal {
 
 /**
  * Where paused runs wait. Small on purpose: put, get, list and one compare-and-set. Every method
- * may reject (I/O); `get` and `listPaused` reject with a `JournalCorruptError` for a record they
- * cannot read, and never return a partly read one.
+ * may reject (I/O); `get` and `claim` reject with a {@link JournalCorruptError} for a record they
+ * cannot read (and never return a partly read one), `listPaused` leaves such records out.
  */
 export interface JournalStore {
   /** Stores `journal`, replacing any record of its callId. Resolves once it is durable. */

@@ -2,7 +2,11 @@
  * Durable runs end to end on a real sandbox (both runtimes, through the vitest projects): a gated
  * call pauses the run, a decision resumes it by replay, and a rollback reverts it.
  */
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createFileJournalStore } from '../../src/code-mode/file-journal-store.ts';
 import { createCodeModeCore, type CodeMode, type CodeModeCoreOptions, type CodeModeToolResult } from '../../src/code-mode/code-mode.ts';
 import { createMemoryJournalStore } from '../../src/code-mode/memory-journal-store.ts';
 import { defineTool } from '../../src/define-tool.ts';
@@ -284,5 +288,40 @@ describe('pause and resume', () => {
     const ruled = world({ payNeedsApproval: false, approvals: [{ tools: 're*', when: 'always' }], journal: createMemoryJournalStore() });
     const paused = await ruled.run(`return await tools.read({ n: 1 });`);
     expect(paused.paused?.pending).toEqual([{ seq: 1, toolName: 'read', args: { n: 1 } }]);
+  });
+});
+
+describe('a journal in a data folder', () => {
+  let dir: string;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('survives a restart between pause and decision: a new code mode on the same folder resumes the run', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ptc-journal-'));
+    const first = world({ journal: createFileJournalStore({ dir }) });
+    await first.run(`const a = await tools.read({ n: 1 }); const p = await tools.pay({ amount: Math.random() }); return { a: a.text, p };`, 'r1');
+    const pendingArgs = (await first.codeMode.pending())[0]!.pending[0]!.args;
+    await first.codeMode.close();
+
+    const second = world({ journal: createFileJournalStore({ dir }) });
+    expect((await second.codeMode.pending()).map((run) => run.callId)).toEqual(['r1']);
+    const resumed = await second.codeMode.decide('r1', { decision: 'approve' });
+    expect(resumed.value?.result).toEqual({ a: 'row 1', p: { paid: (pendingArgs as { amount: number }).amount } });
+    // The new process never ran the journaled read; it ran the approved call with the journaled arguments.
+    expect(second.executed).toEqual([`pay(${JSON.stringify(pendingArgs)})`]);
+    await expect(second.codeMode.decide('r1', { decision: 'approve' })).rejects.toMatchObject({ code: 'RUN_NOT_PAUSED' });
+  });
+
+  it('fails the decision of a truncated journal clearly, and runs nothing', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ptc-journal-'));
+    const w = world({ journal: createFileJournalStore({ dir }) });
+    await w.run(`await tools.read({ n: 1 }); await tools.pay({ amount: 1 });`, 'r1');
+    const [file] = (await readdir(dir)).filter((name) => name.endsWith('.json'));
+    const text = await readFile(join(dir, file!), 'utf8');
+    await writeFile(join(dir, file!), text.slice(0, text.length / 2));
+    expect(await w.codeMode.pending()).toEqual([]);
+    await expect(w.codeMode.decide('r1', { decision: 'approve' })).rejects.toMatchObject({ code: 'JOURNAL_CORRUPT', message: expect.stringContaining('nothing was run') });
+    expect(w.executed).toEqual(['read({"n":1})']);
   });
 });
