@@ -6,7 +6,8 @@
  * `UPDATE … WHERE status = from RETURNING`, so of concurrent claims, on any
  * replicas, exactly one gets the row.
  */
-import { JournalCorruptError, type JournalStore, type RunJournal, type RunJournalStatus } from '../../src/code-mode/journal-store.ts';
+import { parseJournal } from '../../src/code-mode/file-journal-store.ts';
+import type { JournalStore, RunJournal, RunJournalStatus } from '../../src/code-mode/journal-store.ts';
 import type { Database } from './database.ts';
 
 interface JournalRow {
@@ -52,26 +53,5 @@ export function createPostgresJournalStore(db: Database): JournalStore {
 
 /** The stored record with the status column's word; a record that is not one rejects as corrupt. */
 function readRow(row: JournalRow): RunJournal {
-  let record: unknown;
-  try {
-    record = JSON.parse(row.record);
-  } catch {
-    throw new JournalCorruptError(row.call_id, 'its stored text is not JSON');
-  }
-  const why = journalShapeProblem(record, row.call_id);
-  if (why !== undefined) throw new JournalCorruptError(row.call_id, why);
-  return { ...(record as RunJournal), status: row.status };
-}
-
-function journalShapeProblem(record: unknown, callId: string): string | undefined {
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'it is not an object';
-  const r = record as Partial<Record<keyof RunJournal, unknown>>;
-  if (r.version !== 1) return `its version is ${JSON.stringify(r.version ?? null)}, not 1`;
-  if (r.callId !== callId) return 'it names another run';
-  if (typeof r.sessionId !== 'string') return 'sessionId is missing';
-  const run = r.run as { code?: unknown } | undefined;
-  if (typeof run !== 'object' || run === null || typeof run.code !== 'string') return 'the program is missing';
-  if (!Array.isArray(r.entries) || !Array.isArray(r.reads) || !Array.isArray(r.pending)) return 'entries, reads or pending is missing';
-  if (typeof r.pausedAt !== 'number' || typeof r.expiresAt !== 'number') return 'pausedAt or expiresAt is missing';
-  return undefined;
+  return { ...parseJournal(row.call_id, row.record), status: row.status };
 }
