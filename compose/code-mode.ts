@@ -118,6 +118,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
     pending: (callIdPrefix) => core.pending(callIdPrefix),
     decide: (callId, decision, call) => core.decide(callId, decision, call),
     rollback: (callId, rollbackOptions) => core.rollback(callId, rollbackOptions),
+    durableStatus: (callId) => core.durableStatus(callId),
     close() {
       closing ??= (async () => {
         await core.close();

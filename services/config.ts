@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type * as z from 'zod/v4';
+import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
 import {
   CONFIG_FILE_JSON_SCHEMA,
@@ -134,6 +135,8 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     mcpServers: {},
     typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
     databasePoolSize: file.databasePoolSize ?? DEFAULTS.databasePoolSize,
+    approvals: (file.approvals ?? []).map((rule) => ({ ...rule })),
+    approvalTtlMs: file.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
   };
   const databaseUrl = pick('databaseUrl') ?? file.databaseUrl;
   if (databaseUrl !== undefined) {

@@ -88,6 +88,11 @@ function prefixed(name: string): TenantScope {
     event,
     response: (body) => {
       const translated: CallResponse = { ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) };
+      if (body.paused !== undefined) {
+        const paused = { ...(body.paused as { callId: string }), callId: outer(body.callId) };
+        translated.paused = paused;
+        translated.value = { ...(body.value as object), paused };
+      }
       if (body.contexts !== undefined) {
         translated.contexts = body.contexts.map((context) => (context.callId === undefined ? context : { ...context, callId: outer(context.callId) }));
       }

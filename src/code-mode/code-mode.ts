@@ -29,7 +29,7 @@ import { resolveLimits, type CodeModeLimits } from './limits.ts';
 import { createRunCodeTool, RUN_CODE, type TypecheckMode } from './run-code-tool.ts';
 import { commitOrderHook } from './scheduler.ts';
 import type { ApprovalRule } from './approval-rules.ts';
-import { DurableRuns, type PausedRun, type PausedValue, type RollbackReport } from './durable-runs.ts';
+import { DurableRuns, type DurableRunStatus, type PausedRun, type PausedValue, type RollbackReport } from './durable-runs.ts';
 import type { ApprovalDecision, JournalStore, PendingCall } from './journal-store.ts';
 import { createMemoryJournalStore } from './memory-journal-store.ts';
 import type { InPlaceApprover } from './in-place-approval.ts';
@@ -109,11 +109,13 @@ export interface CodeMode {
    * unknown or not in a state to roll back.
    */
   rollback(callId: string, options?: { signal?: AbortSignal }): Promise<RollbackReport>;
+  /** Where run `callId` stands (`paused`, `resuming`, `finished`, `rolled-back`) when it ever paused; undefined otherwise. Rejects `JOURNAL_CORRUPT` for a journal it cannot read. */
+  durableStatus(callId: string): Promise<DurableRunStatus | undefined>;
   /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */
   close(): Promise<void>;
 }
 
-export type { ApprovalDecision, PausedRun, PendingCall, RollbackReport };
+export type { ApprovalDecision, DurableRunStatus, PausedRun, PendingCall, RollbackReport };
 
 /** What {@link CodeModeTool.execute} resolves to. */
 export interface CodeModeToolResult {
@@ -288,6 +290,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
       }
     },
     rollback: (callId, rollbackOptions = {}) => durable.rollback(callId, rollbackOptions.signal),
+    durableStatus: (callId) => durable.status(callId),
     async close() {
       for (const dispose of disposers.splice(0)) dispose();
     },

@@ -7,7 +7,7 @@ import { PtcError } from '../errors.ts';
 import type { NewToolEvent } from '../events.ts';
 import type { ToolRegistry } from '../tool.ts';
 import { compileApprovalRules, type ApprovalRule } from './approval-rules.ts';
-import type { ApprovalDecision, JournalStore, PendingCall, RunJournal } from './journal-store.ts';
+import type { ApprovalDecision, JournalStore, PendingCall, RunJournal, RunJournalStatus } from './journal-store.ts';
 import { RunJournalRecorder, type ApprovalTest } from './journal.ts';
 
 export interface DurableRunsOptions {
@@ -32,6 +32,17 @@ export interface PausedRun {
   /** Epoch ms. */
   pausedAt: number;
   /** Epoch ms; after it a decision denies the call with reason `expired`. */
+  expiresAt: number;
+}
+
+/** A run that paused at least once, as `status()` tells it. */
+export interface DurableRunStatus {
+  callId: string;
+  sessionId: string;
+  status: RunJournalStatus;
+  /** The calls waiting while `paused`. */
+  pending: PendingCall[];
+  pausedAt: number;
   expiresAt: number;
 }
 
@@ -149,6 +160,13 @@ export class DurableRuns {
       return kept;
     });
     await this.#options.store.put({ ...resumed, status: 'finished', entries, reads: [], pending: [] });
+  }
+
+  /** Where run `callId` stands, when it ever paused; undefined otherwise. */
+  async status(callId: string): Promise<DurableRunStatus | undefined> {
+    const record = await this.#options.store.get(callId);
+    if (record === undefined) return undefined;
+    return { callId, sessionId: record.sessionId, status: record.status, pending: record.pending, pausedAt: record.pausedAt, expiresAt: record.expiresAt };
   }
 
   /** Paused runs whose callId starts with `prefix`, not yet expired, oldest first. */

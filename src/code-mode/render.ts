@@ -39,9 +39,9 @@ function renderResult(result: FrozenJson<JsonValue>, maxBytes: number): string {
 }
 
 function renderPaused(paused: FrozenJson<JsonValue>): string {
-  const { callId, pending } = paused as unknown as { callId: string; pending: readonly { seq: number; toolName: string }[] };
+  const { pending } = paused as unknown as { pending: readonly { seq: number; toolName: string }[] };
   const calls = pending.map((call) => `call #${call.seq} (tools.${call.toolName})`).join(', ');
-  return `[run ${callId} is paused: ${calls} waits for a person's approval. It goes on by itself once they decide; a denial throws ToolCallError APPROVAL_DENIED at that call.]`;
+  return `[the run is paused: ${calls} waits for a person's approval. It goes on by itself once they decide; a denial throws ToolCallError APPROVAL_DENIED at that call.]`;
 }
 
 function truncationMarker(maxBytes: number, what: string): string {

@@ -146,7 +146,7 @@ describe('pause and resume', () => {
     expect(paused.status).toBe('paused');
     expect(paused.isError).toBe(false);
     expect(paused.paused).toEqual({ callId: 'r1', pending: [{ seq: 2, toolName: 'pay', args: { amount: 5 } }], expiresAt: '2026-12-06T09:00:00.000Z' });
-    expect(paused.content[0]).toMatchObject({ text: expect.stringContaining('call #2 (tools.pay) waits for a person') });
+    expect(paused.content[0]).toMatchObject({ text: expect.stringContaining('the run is paused: call #2 (tools.pay) waits for a person') });
     expect(w.executed).toEqual(['read({"n":1})']);
     expect(dispatchEvents(w.sink, 'tool/ptc-dispatch')).toEqual(['r1:ptc:1']);
     expect(await w.codeMode.pending()).toEqual([
