@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createCodeMode, type ComposedCodeMode } from '../compose/code-mode.ts';
 import { createFileJournalStore } from '../src/code-mode/file-journal-store.ts';
+import type { JournalStore } from '../src/code-mode/journal-store.ts';
 import { createJsonlEventSink } from '../src/event-sinks/jsonl-sink.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
 import { connectMcpServers, type McpBridge, type McpLogger } from '../src/mcp/index.ts';
@@ -84,8 +85,9 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     onLog: logs.onLog,
     approvals: config.approvals,
     approvalTtlMs: config.approvalTtlMs,
-    // The server keeps paused runs in its data folder, so they survive a restart; commands that never serve keep them in memory.
-    ...(durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
+    // The server keeps paused runs in its data folder (or, shared by every replica, in the database), so they survive a
+    // restart; commands that never serve keep them in memory.
+    ...(database !== undefined ? { journal: database.journals } : durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
   });
   const runtime = codeMode.runtime;
   // The service starts its sandbox with the process, not on the first request (its pool fills
@@ -136,21 +138,24 @@ export interface SharedDatabase {
   db: Database;
   events: PostgresEventSink;
   spill(sessionId: string, callId: string, bytes: Uint8Array): Promise<void>;
+  /** Paused runs' journals, shared by every replica. */
+  journals: JournalStore;
 }
 
 /** Loaded only when a database URL is set: the embedded default never loads `pg`. */
 async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<SharedDatabase> {
-  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }] = await Promise.all([
+  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }, { createPostgresJournalStore }] = await Promise.all([
     import('./postgres/database.ts'),
     import('./postgres/event-sink.ts'),
     import('./postgres/spill-store.ts'),
+    import('./postgres/journal-store.ts'),
   ]);
   const db = await openDatabase({
     url: config.databaseUrl!,
     poolSize: config.databasePoolSize,
     onWarning: (message, error) => logger?.warn({ err: error }, message),
   });
-  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db) };
+  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db), journals: createPostgresJournalStore(db) };
 }
 
 /** The registry as MCP servers see it: disabled tool names are silently not registered. */

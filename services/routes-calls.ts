@@ -102,6 +102,12 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
           throw httpErrorOf(error);
         }
       },
+    }).catch((error: unknown) => {
+      // Another decision's resume holds the callId (here or on another replica): this one changes nothing.
+      if (error instanceof HttpError && error.code === 'CALL_ID_IN_USE') {
+        throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is being resumed by another decision, not waiting for one; nothing was changed`);
+      }
+      throw error;
     });
   });
 
@@ -258,7 +264,7 @@ function logsOf(body: CallResponse): string[] {
 }
 
 /** A decision's outcome as the call runner takes results: what `decide` resolved, without its contexts (the events carry them). */
-function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
+export function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
   if (result.isError) return { isError: true, content: result.content, error: result.error ?? { message: 'the resumed run failed' } };
   return { isError: false, content: result.content, value: (result.value ?? { logs: [] }) as unknown as JsonValue };
 }
