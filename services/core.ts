@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createCodeMode, type ComposedCodeMode } from '../compose/code-mode.ts';
 import { createFileJournalStore } from '../src/code-mode/file-journal-store.ts';
+import { createInPlaceApprovers, type InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 import type { JournalStore } from '../src/code-mode/journal-store.ts';
 import { createJsonlEventSink } from '../src/event-sinks/jsonl-sink.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
@@ -28,6 +29,10 @@ export interface PtcCore {
   codeMode: ComposedCodeMode;
   /** Live console lines of each run, by callId. */
   logs: LogRouter;
+  /** Where a face registers a run's in-place approver (an MCP client with elicitation). */
+  approvers: InPlaceApprovers;
+  /** Whether any tool may pause a run now (a `needsApproval` definition or an `approvals` rule). */
+  mayPause(): boolean;
   mcp: McpBridge | undefined;
   /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
   database?: SharedDatabase;
@@ -72,6 +77,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     if (!disabled.has(tool.name)) registry.register(tool);
   }
   const logs = createLogRouter();
+  const approvers = createInPlaceApprovers();
   // The composition root the library's createCodeMode uses too; it registers run_code.
   const codeMode = createCodeMode({
     registry,
@@ -88,6 +94,8 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     // The server keeps paused runs in its data folder (or, shared by every replica, in the database), so they survive a
     // restart; commands that never serve keep them in memory.
     ...(database !== undefined ? { journal: database.journals } : durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
+    // An MCP client with elicitation answers its runs' gated calls in place; other runs pause.
+    approveInPlace: approvers.approve,
   });
   const runtime = codeMode.runtime;
   // The service starts its sandbox with the process, not on the first request (its pool fills
@@ -118,6 +126,8 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     runtime,
     codeMode,
     logs,
+    approvers,
+    mayPause: () => config.approvals.length > 0 || registry.schemas().some((schema) => schema.mayPause === true),
     mcp,
     ...(database === undefined ? {} : { database }),
     close() {

@@ -236,7 +236,16 @@ async function mountRoutes(
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });
-  const mcp = registerMcpRoutes(app, { registry: core.registry, sessions: core.sessions, logs: core.logs, metrics, catalog, runs });
+  const mcp = registerMcpRoutes(app, {
+    registry: core.registry,
+    sessions: core.sessions,
+    logs: core.logs,
+    metrics,
+    catalog,
+    runs,
+    // A shared face: each MCP session decides only its own paused runs (POST /v1/runs/:callId/decision decides any).
+    durable: { codeMode: core.codeMode, approvers: core.approvers, mayPause: core.mayPause, ownRunsOnly: true },
+  });
   return {
     get size() {
       return mcp.size;
