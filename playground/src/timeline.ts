@@ -51,6 +51,39 @@ function compact(value: unknown): string {
   return text.length > MAX_ARGS_CHARS ? `${text.slice(0, MAX_ARGS_CHARS - 1)}…` : text;
 }
 
+/** One row of the waterfall (not yet in the list): name, arguments, duration text and a bar from `at`. */
+function makeRow(start: DispatchStart, state: string, durationText: string, at: number, content: string): Row {
+  const el = document.createElement('li');
+  el.dataset.testid = 'timeline-row';
+  el.dataset.tool = start.name;
+  el.dataset.state = state;
+  const details = document.createElement('details');
+  const head = document.createElement('summary');
+  const name = document.createElement('span');
+  name.className = 'call-name';
+  name.textContent = start.name;
+  const args = document.createElement('code');
+  args.className = 'call-args';
+  args.textContent = compact(start.arguments);
+  const duration = document.createElement('span');
+  duration.className = 'call-duration';
+  duration.textContent = durationText;
+  const track = document.createElement('span');
+  track.className = 'call-track';
+  track.setAttribute('aria-hidden', 'true');
+  const bar = document.createElement('span');
+  bar.className = 'call-bar';
+  bar.style.setProperty('--s', String(at));
+  track.append(bar);
+  head.append(name, args, duration, track);
+  const body = document.createElement('pre');
+  body.className = 'call-content';
+  body.textContent = content;
+  details.append(head, body);
+  el.append(details);
+  return { el, bar, duration, body, start, startedAt: at };
+}
+
 /** A gated call the run paused at (it has not started: a person decides first). */
 export interface PausedCall {
   callId: string;
@@ -135,38 +168,10 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
         });
         return;
       }
-      const el = document.createElement('li');
-      el.dataset.testid = 'timeline-row';
-      el.dataset.tool = event.name;
-      el.dataset.state = 'running';
-      el.dataset.startSeq = String(event.seq);
-      const details = document.createElement('details');
-      const head = document.createElement('summary');
-      const name = document.createElement('span');
-      name.className = 'call-name';
-      name.textContent = event.name;
-      const args = document.createElement('code');
-      args.className = 'call-args';
-      args.textContent = compact(event.arguments);
-      const duration = document.createElement('span');
-      duration.className = 'call-duration';
-      duration.textContent = 'running…';
-      const track = document.createElement('span');
-      track.className = 'call-track';
-      track.setAttribute('aria-hidden', 'true');
-      const bar = document.createElement('span');
-      bar.className = 'call-bar';
-      bar.style.setProperty('--s', String(startedAt));
-      track.append(bar);
-      head.append(name, args, duration, track);
-      const body = document.createElement('pre');
-      body.className = 'call-content';
-      body.textContent = `arguments: ${JSON.stringify(event.arguments, null, 2)}`;
-      details.append(head, body);
-      el.append(details);
-      const row: Row = { el, bar, duration, body, start: event, startedAt };
+      const row = makeRow(event, 'running', 'running…', startedAt, `arguments: ${JSON.stringify(event.arguments, null, 2)}`);
+      row.el.dataset.startSeq = String(event.seq);
       rows.set(event.callId, row);
-      schedule(() => list.append(el));
+      schedule(() => list.append(row.el));
     },
     end(event) {
       const row = rows.get(event.callId);
@@ -187,37 +192,11 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
     waiting(call) {
       if (rows.has(call.callId)) return;
       const at = now();
-      const el = document.createElement('li');
-      el.dataset.testid = 'timeline-row';
-      el.dataset.tool = call.toolName;
-      el.dataset.state = 'waiting';
-      const details = document.createElement('details');
-      const head = document.createElement('summary');
-      const name = document.createElement('span');
-      name.className = 'call-name';
-      name.textContent = call.toolName;
-      const args = document.createElement('code');
-      args.className = 'call-args';
-      args.textContent = compact(call.args);
-      const duration = document.createElement('span');
-      duration.className = 'call-duration';
-      duration.textContent = 'waiting for approval';
-      const track = document.createElement('span');
-      track.className = 'call-track';
-      track.setAttribute('aria-hidden', 'true');
-      const bar = document.createElement('span');
-      bar.className = 'call-bar';
-      bar.style.setProperty('--s', String(at));
-      bar.style.setProperty('--e', String(at));
-      track.append(bar);
-      head.append(name, args, duration, track);
-      const body = document.createElement('pre');
-      body.className = 'call-content';
-      body.textContent = `arguments: ${JSON.stringify(call.args, null, 2)}\n\nwaiting for a person's decision`;
-      details.append(head, body);
-      el.append(details);
-      rows.set(call.callId, { el, bar, duration, body, start: { callId: call.callId, name: call.toolName, arguments: call.args, seq: 0, at: new Date().toISOString() }, startedAt: at });
-      schedule(() => list.append(el));
+      const start: DispatchStart = { callId: call.callId, name: call.toolName, arguments: call.args, seq: 0, at: new Date().toISOString() };
+      const row = makeRow(start, 'waiting', 'waiting for approval', at, `arguments: ${JSON.stringify(call.args, null, 2)}\n\nwaiting for a person's decision`);
+      row.bar.style.setProperty('--e', String(at));
+      rows.set(call.callId, row);
+      schedule(() => list.append(row.el));
     },
     decided(callId, decision, reason) {
       const row = rows.get(callId);
