@@ -37,7 +37,7 @@ import { PtcError } from '../src/errors.ts';
 import type { ToolEvent } from '../src/events.ts';
 import type { JsonValue } from '../src/json.ts';
 import type { RunContext } from '../src/run-contexts.ts';
-import type { ToolRegistry } from '../src/tool.ts';
+import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
 import { executeCall, type CallResponse, type SessionSource } from './call-runner.ts';
 import { canElicit, DECIDE_RUN, DECIDE_RUN_TOOL, elicitingApprover, readDecideArgs } from './mcp-approvals.ts';
 import { asExecutionResult } from './routes-calls.ts';
@@ -289,8 +289,9 @@ async function decideRun(
   if (status === undefined || (durable.ownRunsOnly === true && status.sessionId !== options.sessionId)) {
     return failure(`no paused run has callId ${JSON.stringify(callId.slice(0, 200))}: pass the callId of a paused run_code result`);
   }
-  if (status.status !== 'paused') return failure(`run ${JSON.stringify(callId)} is ${status.status}, not waiting for a decision; nothing was changed`);
-  return followRun(options, { kind: 'code', name: 'run_code', arguments: undefined, sessionId: status.sessionId, dispatch: async (runSignal) => {
+  const notWaiting = (state: string) => failure(`run ${JSON.stringify(callId)} is ${state}, not waiting for a decision; nothing was changed`);
+  if (status.status !== 'paused') return notWaiting(status.status);
+  const dispatch = async (runSignal: AbortSignal): Promise<ToolExecutionResult> => {
     try {
       return asExecutionResult(await durable.codeMode.decide(callId, { ...decision, by: 'mcp client' }, { signal: runSignal }));
     } catch (error) {
@@ -298,7 +299,10 @@ async function decideRun(
       if (error instanceof PtcError) return { isError: true, content: [{ type: 'text', text: error.message }], error: { message: error.message, info: { name: error.name, code: error.code } } };
       throw error;
     }
-  } }, callId, signal, progress);
+  };
+  const call = { kind: 'code' as const, name: 'run_code', arguments: undefined, sessionId: status.sessionId, dispatch };
+  // The callId is taken while another decision's resume runs: this one changes nothing.
+  return followRun(options, call, callId, signal, progress, () => notWaiting('being resumed'));
 }
 
 /** Runs one outer call as the tracker's run `callId`, with progress notices, and shapes its MCP result. */
@@ -308,11 +312,13 @@ async function followRun(
   callId: string,
   signal: AbortSignal,
   progress: Progress | undefined,
+  inUse?: () => CallToolResult,
 ): Promise<CallToolResult> {
   let run;
   try {
     run = options.runs.begin(callId, options.client ?? options.sessionId);
   } catch (error) {
+    if (inUse !== undefined && (error as { code?: unknown }).code === 'CALL_ID_IN_USE') return inUse();
     return failure((error as Error).message);
   }
   // notifications/cancelled aborts this signal: the run stops as a DELETE /v1/runs/:callId would stop it.

@@ -47,7 +47,13 @@ describe('/mcp with durable runs', () => {
     const refused = await call(other, 'decide_run', { callId, decision: 'approve' });
     expect(refused.isError).toBe(true);
     expect((refused.content[0] as { text: string }).text).toContain('no paused run has callId');
-    const resumed = await call(owner, 'decide_run', { callId, decision: 'approve' });
-    expect(resumed.structuredContent).toEqual({ logs: [], result: 'wrote' });
+    // Two decisions at once: one resumes the run, the other changes nothing.
+    const answers = await Promise.all([call(owner, 'decide_run', { callId, decision: 'approve' }), call(owner, 'decide_run', { callId, decision: 'deny' })]);
+    const resumed = answers.filter((answer) => answer.isError !== true);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0].structuredContent).toEqual({ logs: [], result: 'wrote' });
+    const loser = answers.find((answer) => answer.isError === true)!;
+    // Refused before resuming, or by the claim: either way nothing changed.
+    expect((loser.content[0] as { text: string }).text).toContain('nothing was changed');
   });
 });
