@@ -285,8 +285,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
       try {
         return await execute(claimed.run, { ...call, callId, sessionId: claimed.sessionId });
       } finally {
-        // Still there only when run_code's body never started (its dispatch failed first).
-        if (durable.dropResume(callId)) await durable.store.put({ ...claimed, status: 'finished', pending: [] });
+        await durable.releaseUnstarted(callId);
       }
     },
     rollback: (callId, rollbackOptions = {}) => durable.rollback(callId, rollbackOptions.signal),

@@ -68,8 +68,8 @@ const approveAlways: ApprovalTest = () => true;
 export class DurableRuns {
   readonly #options: DurableRunsOptions;
   readonly #rule: ((toolName: string) => boolean) | undefined;
-  /** Decided runs about to run again, by callId: run_code's body takes its journal from here. */
-  readonly #resumes = new Map<string, RunJournal>();
+  /** Decided runs about to run again, by callId: run_code's body takes its journal from here; `paused` is the record as claimed. */
+  readonly #resumes = new Map<string, { journal: RunJournal; paused: RunJournal }>();
   /** Whether any registered tool may need approval; recomputed after the registry changes. */
   #anyGated: boolean | undefined;
 
@@ -99,7 +99,7 @@ export class DurableRuns {
    * may need approval. Ordinary runs get none and pay one cached check.
    */
   journalFor(callId: string, toolNames: readonly string[]): RunJournalRecorder | undefined {
-    const resumes = this.#resumes.get(callId);
+    const resumes = this.#resumes.get(callId)?.journal;
     if (resumes !== undefined) this.#resumes.delete(callId);
     else {
       this.#anyGated ??= toolNames.some((name) => this.approvalOf(name) !== undefined);
@@ -195,6 +195,7 @@ export class DurableRuns {
     const store = this.#options.store;
     const claimed = await store.claim(callId, 'paused', 'resuming');
     if (claimed === undefined) throw await this.#notClaimable(callId, 'decided: it is not paused (decided already, or resuming)');
+    const paused = structuredClone(claimed);
     const now = this.now();
     const final: ApprovalDecision = now >= claimed.expiresAt ? { decision: 'deny', reason: 'expired', ...(made.by === undefined ? {} : { by: made.by }) } : made;
     const gate = claimed.pending[0];
@@ -205,7 +206,7 @@ export class DurableRuns {
     }
     claimed.pending = [];
     claimed.status = 'resuming';
-    this.#resumes.set(callId, claimed);
+    this.#resumes.set(callId, { journal: claimed, paused });
     this.#append({
       type: 'run/resumed',
       sessionId: claimed.sessionId,
@@ -218,9 +219,15 @@ export class DurableRuns {
     return claimed;
   }
 
-  /** Forgets a claimed run whose program did not start (its dispatch failed before run_code's body). */
-  dropResume(callId: string): boolean {
-    return this.#resumes.delete(callId);
+  /**
+   * After a decision's dispatch: a claimed run whose program never started (the dispatch was
+   * cancelled or refused before run_code's body) is paused again, undecided, as it was claimed.
+   */
+  async releaseUnstarted(callId: string): Promise<void> {
+    const unstarted = this.#resumes.get(callId);
+    if (unstarted === undefined) return;
+    this.#resumes.delete(callId);
+    await this.#options.store.put(unstarted.paused);
   }
 
   /**

@@ -253,6 +253,17 @@ describe('pause and resume', () => {
     await expect(w.codeMode.decide('r1', { decision: 'maybe' } as never)).rejects.toMatchObject({ code: 'INVALID_ARGS' });
   });
 
+  it('leaves the run paused, undecided, when the decision is cancelled before the program starts again', async () => {
+    const w = world();
+    await w.run(`return await tools.pay({ amount: 4 });`, 'r1');
+    const cancelled = new AbortController();
+    cancelled.abort();
+    const outcome = await w.codeMode.decide('r1', { decision: 'approve' }, { signal: cancelled.signal });
+    expect(outcome.error?.info?.code).toBe('ABORTED_BEFORE_DISPATCH');
+    expect((await w.codeMode.pending()).map((run) => run.callId)).toEqual(['r1']);
+    expect((await w.codeMode.decide('r1', { decision: 'approve' })).value?.result).toEqual({ paid: 4 });
+  });
+
   it('rolls back applied calls newest first, reports a throwing revert and goes on', async () => {
     const w = world();
     await w.run(`await tools.mail({ to: 'x' }); await tools.pay({ amount: 9 }); await tools.read({ n: 1 });`, 'r1');
