@@ -332,6 +332,23 @@ async function decide(decision: 'approve' | 'deny'): Promise<void> {
   await follow(paused.callId, `/v1/runs/${encodeURIComponent(paused.callId)}/decision`, body, decision === 'approve' ? 'Approved: resuming…' : 'Denied: resuming…');
 }
 
+/** A run of this session that paused before the page was opened (a reload, another tab) is offered for a decision too. */
+async function showWaitingRun(): Promise<void> {
+  try {
+    const response = await api('/v1/approvals', { cache: 'no-store' });
+    // A server without durable runs, or one that wants a token: nothing to offer.
+    if (!response.ok) return;
+    const { approvals } = (await response.json()) as { approvals: (Paused & { sessionId: string })[] };
+    const latest = approvals.filter((run) => run.sessionId === currentSession()).at(-1);
+    if (latest === undefined || running !== undefined || waitingFor !== undefined) return;
+    timeline.reset();
+    showApproval({ callId: latest.callId, pending: latest.pending });
+    timeline.finish();
+  } catch {
+    // Offering a waiting run is a convenience: the page works without it.
+  }
+}
+
 approveButton.addEventListener('click', () => void decide('approve'));
 denyButton.addEventListener('click', () => void decide('deny'));
 approvalForm.addEventListener('submit', (event) => event.preventDefault());
@@ -386,4 +403,5 @@ document.addEventListener('visibilitychange', revalidateTypings);
 void loadAll().finally(() => {
   document.body.dataset.ready = 'true';
   performance.mark('playground-ready');
+  void showWaitingRun();
 });

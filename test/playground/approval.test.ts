@@ -100,6 +100,22 @@ describe('a paused run in the playground', () => {
     expect(problems).toEqual([]);
   });
 
+  it('offers a run that paused before the page was opened, and resumes it from there', async () => {
+    executed.length = 0;
+    const first = await runToPause();
+    await first.page.close();
+    const { page, problems } = await openPage(browser.context, `${server.url}/`);
+    pages.push({ page, problems });
+    await page.getByTestId('approval').waitFor();
+    expect(await page.getByTestId('approval-call').innerText()).toContain('tools.send');
+    await countIs(page, '[data-testid="timeline-row"][data-state="waiting"][data-tool="send"]', 1);
+    await page.getByTestId('approve').click();
+    await page.getByTestId('result').waitFor();
+    expect(await page.getByTestId('result').innerText()).toContain('"sent": "bob@example.com"');
+    expect(executed).toEqual(['lookup bob', 'send bob@example.com']);
+    expect(problems).toEqual([]);
+  });
+
   it('denying with a reason throws it at the call inside the program, which goes on; the row shows the denial', async () => {
     executed.length = 0;
     const { page, problems } = await runToPause();
