@@ -137,6 +137,8 @@ export class RunScheduler {
   readonly #failed = new Map<string, string>();
   /** Gated calls offered for a decision in place: being asked, or asked without an answer (they pause). */
   readonly #inPlace = new Map<JournaledCall, 'asking' | 'unanswered'>();
+  /** Of those, how many are being asked now (their question is cancelled when the run ends). */
+  #asking = 0;
   /** The call that needs approval, at the head of the queue: nothing after it starts. */
   #paused: Pending | undefined;
   /** The pause is complete: every call before it settled, and the run was told to end. */
@@ -192,7 +194,7 @@ export class RunScheduler {
     if (this.#closed) return;
     this.#closed = true;
     // Only a dispatch still running holds the signal; aborting builds a DOMException (a stack capture), per run.
-    if (this.#inFlight > 0 || [...this.#inPlace.values()].includes('asking')) this.#controller.abort();
+    if (this.#inFlight > 0 || this.#asking > 0) this.#controller.abort();
     const abandoned = this.#queue.slice(this.#head);
     this.#queue = [];
     this.#head = 0;
@@ -286,8 +288,9 @@ export class RunScheduler {
   #askInPlace(head: Pending, journaled: JournaledCall, ask: NonNullable<RunSchedulerOptions['approveInPlace']>): void {
     const o = this.#options;
     this.#inPlace.set(journaled, 'asking');
+    this.#asking++;
     const call = { callId: head.callId, seq: journaled.seq, toolName: head.name, args: head.args, signal: this.#controller.signal };
-    void ask(call).then(
+    void ask(call).finally(() => this.#asking--).then(
       (decision) => {
         if (this.#closed) return;
         if (decision === undefined) this.#inPlace.set(journaled, 'unanswered');
