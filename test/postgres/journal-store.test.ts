@@ -3,28 +3,12 @@
  * claims, a reconnect of every replica loses nothing, concurrent claims from several replicas
  * have exactly one winner, and a damaged record is refused as corrupt.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../services/postgres/database.ts';
+import { describe, expect, it } from 'vitest';
 import { createPostgresJournalStore } from '../../services/postgres/journal-store.ts';
 import { JournalCorruptError, type RunJournal } from '../../src/code-mode/journal-store.ts';
-import { startTestDatabase, type TestDatabase } from './embedded.ts';
+import { useTestDatabase } from './test-database.ts';
 
-let pg: TestDatabase;
-const opened: Database[] = [];
-
-beforeAll(async () => {
-  pg = await startTestDatabase();
-}, 120_000);
-afterAll(async () => {
-  for (const db of opened) await db.close();
-  await pg?.destroy();
-});
-
-async function open(): Promise<Database> {
-  const db = await openDatabase({ url: pg.url, poolSize: 4 });
-  opened.push(db);
-  return db;
-}
+const { server, open } = useTestDatabase();
 
 function journal(callId: string, pausedAt: number): RunJournal {
   return {
@@ -73,8 +57,8 @@ describe('the PostgreSQL journal store', () => {
     const first = await open();
     await createPostgresJournalStore(first).put(journal('survives', 20));
     await first.close();
-    await pg.stop();
-    await pg.start();
+    await server().stop();
+    await server().start();
     const again = createPostgresJournalStore(await open());
     expect(await again.get('survives')).toEqual(journal('survives', 20));
     const put = { ...journal('survives', 20), status: 'finished' as const, pending: [] };
