@@ -103,9 +103,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         }
       },
     }).catch((error: unknown) => {
-      // Another decision's resume holds the callId (here or on another replica): this one changes nothing.
+      // Another decision is resuming this run here right now: the run is no longer paused.
       if (error instanceof HttpError && error.code === 'CALL_ID_IN_USE') {
-        throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is being resumed by another decision, not waiting for one; nothing was changed`);
+        throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is being resumed by another decision; nothing was changed`);
       }
       throw error;
     });

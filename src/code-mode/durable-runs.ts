@@ -120,7 +120,7 @@ export class DurableRuns {
     gate: PendingCall,
   ): Promise<PausedValue> {
     const kept = journal.paused(gate, this.#options.maxJournalValueBytes);
-    if ('tooLarge' in kept) throw new PtcError('CODE_RUN_FAILED', `code run failed (output-limit): ${kept.tooLarge}`, { kind: 'output-limit' });
+    if ('refused' in kept) throw new PtcError('CODE_RUN_FAILED', `code run failed (output-limit): ${kept.refused}`, { kind: 'output-limit' });
     const now = this.now();
     const expiresAt = now + this.#options.approvalTtlMs;
     const record: RunJournal = {

@@ -127,17 +127,17 @@ export class RunJournalRecorder {
    * pending, and the reads up to it. Fails with a message for the model when a value the journal
    * must keep is over `maxValueBytes`.
    */
-  paused(gate: PendingCall, maxValueBytes: number): { entries: JournalEntry[]; reads: number[] } | { tooLarge: string } {
+  paused(gate: PendingCall, maxValueBytes: number): { entries: JournalEntry[]; reads: number[] } | { refused: string } {
     const entries: JournalEntry[] = [];
     for (let i = 0; i < gate.seq - 1; i++) {
       const entry = this.#entries[i];
-      // A call before the gate that never settled cannot be (the scheduler waits for them); kept as failed, to be safe.
-      if (entry === undefined) return { tooLarge: `call #${i + 1} had not settled when the run paused; run the program again` };
+      // Cannot happen (the scheduler lets every earlier call settle first); a journal with a hole would misreplay.
+      if (entry === undefined) return { refused: `call #${i + 1} had not settled when the run paused; run the program again` };
       if (entry.value !== undefined) {
         const bytes = Buffer.byteLength(jsonTextOf(entry.value));
         if (bytes > maxValueBytes) {
           return {
-            tooLarge:
+            refused:
               `the run paused for approval of call #${gate.seq} (tools.${gate.toolName}), but call #${entry.seq} (tools.${entry.toolName}) returned ${bytes} bytes of JSON, ` +
               `over the ${maxValueBytes}-byte limit a paused run may keep per value: fetch less before the gated call (page, filter), or make the gated call first`,
           };

@@ -58,6 +58,18 @@ describe('durable runs over HTTP', () => {
     });
   });
 
+  it('resumes the run once when two decisions arrive together; the other answers 409 RUN_NOT_PAUSED', async () => {
+    running = await startServer(gated);
+    const { url } = running;
+    await json(post(`${url}/v1/run`, { code: PROGRAM, callId: 'c5' }));
+    const answers = await Promise.all([1, 2].map(() => post(`${url}/v1/runs/c5/decision`, { decision: 'approve' }).then(async (response) => [response.status, await json(response)] as const)));
+    expect(answers.map(([status]) => status).sort()).toEqual([200, 409]);
+    const [, refused] = answers.find(([status]) => status === 409)!;
+    expect(refused).toMatchObject({ code: 'RUN_NOT_PAUSED' });
+    const [, resumed] = answers.find(([status]) => status === 200)!;
+    expect(resumed).toMatchObject({ isError: false, value: { result: 'hi' } });
+  });
+
   it('streams approval/requested, and the decision as SSE ending in the resumed result', async () => {
     running = await startServer(gated);
     const { url } = running;
