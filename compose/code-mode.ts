@@ -61,6 +61,8 @@ export interface CodeModeOptions {
   approvalTtlMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
+  /** Asks a person about a gated call while its run waits, before pausing it; see `createCodeModeCore`. */
+  approveInPlace?: CodeModeCoreOptions['approveInPlace'];
 }
 
 /** Code Mode with its sandbox runtime: `runtime` is the one it runs programs in (its pool status, its readiness). */
@@ -105,6 +107,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
       ...(options.journal === undefined ? {} : { journal: options.journal }),
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.approveInPlace === undefined ? {} : { approveInPlace: options.approveInPlace }),
     });
   } catch (error) {
     if (owned) void runtime.close();

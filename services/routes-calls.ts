@@ -308,7 +308,7 @@ function logsOf(body: CallResponse): string[] {
 }
 
 /** A decision's outcome as the call runner takes results: what `decide` resolved, without its contexts (the events carry them). */
-function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
+export function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
   if (result.isError) return { isError: true, content: result.content, error: result.error ?? { message: 'the resumed run failed' } };
   return { isError: false, content: result.content, value: (result.value ?? { logs: [] }) as unknown as JsonValue };
 }
