@@ -226,6 +226,10 @@ export class SandboxChild {
       this.#outbox.flush();
       this.#child.close();
     }
+    // Held until it is gone: an idle child is unreferenced, and once the grace timer has fired
+    // nothing else may keep this process's event loop alive to hear the exit (it would end with
+    // close() still pending).
+    this.#child.hold(true);
     const grace = setTimeout(() => this.#child.kill(), this.#options.killGraceMs);
     await this.exited;
     clearTimeout(grace);
