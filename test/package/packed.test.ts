@@ -15,8 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveCli, type ServedCli } from '../helpers/serve-cli.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-/** Build output and local state: the copy must build its own. */
-const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'playground/dist', 'test/playground/artifacts', '.ptc', 'workspace', 'coverage']);
+/**
+ * Build output and local state: the copy builds its own dist/. The playground's build is copied
+ * with its times, so prepack rebuilds it only when it is older than its sources (as npm test's
+ * pretest leaves it current, that is one playground build per suite, not two).
+ */
+const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'test/playground/artifacts', '.ptc', 'workspace', 'coverage']);
 /** Packing builds the library and the playground, and installing resolves the dependencies (from npm's cache when it has them). */
 const PREPARE_MS = 300_000;
 /** Each command starts a Node process or two, which a loaded machine can make slow. */
@@ -59,7 +63,7 @@ describe('the packed package, installed into a fresh project', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ptc-packed-'));
     const source = join(dir, 'source');
-    await cp(root, source, { recursive: true, filter: (from) => !NOT_COPIED.has(relative(root, from)) });
+    await cp(root, source, { recursive: true, preserveTimestamps: true, filter: (from) => !NOT_COPIED.has(relative(root, from)) });
     await symlink(realpathSync(join(root, 'node_modules')), join(source, 'node_modules'));
     await succeed('npm', ['pack', '--pack-destination', dir], source, PREPARE_MS);
     const tarball = (await readdir(dir)).find((name) => name.endsWith('.tgz'));
