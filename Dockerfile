@@ -43,7 +43,9 @@ COPY services ./services
 # The composition root the service creates Code Mode through.
 COPY compose ./compose
 COPY --from=playground /app/playground/dist ./playground/dist
-RUN mkdir -p /data && chown node:node /data
+# Docker fills an empty named volume from the image's folder at its mount point, owner included:
+# made here and given to node, a volume mounted on one of these is writable by uid 1000.
+RUN mkdir -p /data/workspace /data/ptc && chown -R node:node /data
 # The image's unprivileged user (uid 1000); nothing under /app is writable by it.
 USER node
 VOLUME ["/data"]

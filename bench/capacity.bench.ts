@@ -6,7 +6,9 @@
  * process and its children, and memory per waiting run. Asserts nothing.
  *
  * Targets (2 cores, 24 GiB): all succeed, wall ≤ 4 s, peak RSS ≤ 2 GiB.
- * `--runs N` and `--sleep-ms MS` change the load. Each runtime's burst runs
+ * `--runs N` and `--sleep-ms MS` change the load; `--cold` skips `ready()`
+ * and the warm-up, so the burst meets a runtime that is still starting (no
+ * run may be shed for the time its isolates take). Each runtime's burst runs
  * `--repeat N` times (default 3, each in a fresh process, the runtimes
  * taking turns): one burst on a shared machine swings by ±15 %, so the
  * median wall is printed after the bursts.
@@ -47,10 +49,12 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
   const dispatch = (code: string, i: number) =>
     registry.dispatch({ name: 'run_code', arguments: { code, description: 'capacity bench' }, sessionId: `capacity-${i % 16}` });
   try {
-    // Warm-up: children (or the in-process runtime's burst threads) up, warm pools filled, JIT warm.
-    await codeMode.ready();
-    for (let i = 0; i < 20; i++) await dispatch('return 1', i);
-    await sleep(500);
+    if (!process.argv.includes('--cold')) {
+      // Warm-up: children (or the in-process runtime's burst threads) up, warm pools filled, JIT warm.
+      await codeMode.ready();
+      for (let i = 0; i < 20; i++) await dispatch('return 1', i);
+      await sleep(500);
+    }
     const rss = watchPeakRss(process.pid);
     const cpuBefore = treeCpuMs(process.pid);
     const ownBefore = ownCpuMs(process.pid);
@@ -75,7 +79,7 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
     const ownAfter = ownCpuMs(process.pid);
     const ownMs = ownBefore === undefined || ownAfter === undefined ? undefined : ownAfter - ownBefore;
     const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
-    printCapacity({ label: `library, ${runtime}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, ownCpuMs: ownMs, load: loadavg()[0] });
+    printCapacity({ label: `library, ${runtime}${process.argv.includes('--cold') ? ', cold' : ''}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, ownCpuMs: ownMs, load: loadavg()[0] });
   } finally {
     await codeMode.close();
   }

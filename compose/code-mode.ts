@@ -16,6 +16,7 @@ import type { ProcessRuntimeOptions } from '../sandbox/process/options.ts';
 import type { TypecheckPoolOptions } from '../typings/typecheck-pool.ts';
 import { createTypingsService } from '../typings/service.ts';
 import { lazyRuntime, type LazyRuntime } from './lazy-runtime.ts';
+import { assertSandboxSupported, warnWithoutNoNodeSnapshot } from './runtime-support.ts';
 
 /** The sandbox pool's settings (heap size comes from `limits.memoryMiB`): the `process` runtime's, and the in-process runtime's burst threads. */
 export type ProcessPoolOptions = Omit<ProcessRuntimeOptions, 'warmPoolMemoryMiB'> & Pick<InProcessRuntimeOptions, 'burstThreads'>;
@@ -66,11 +67,18 @@ export interface ComposedCodeMode extends CodeMode {
 /**
  * Code Mode with defaults. Creating it registers `run_code` on the registry
  * and (in `'code'` mode) restricts the other tools to programs; `close()`
- * undoes both and closes a runtime it made.
+ * undoes both and closes a runtime it made. On a Node release or platform the
+ * sandbox cannot run on, it throws `UnsupportedRuntimeError` (a host that
+ * never runs programs, `warm: false`, is not checked).
  */
 export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
   const choice = options.runtime ?? 'in-process';
   const owned = typeof choice === 'string';
+  if (owned && options.warm !== false) {
+    assertSandboxSupported();
+    // Process-runtime children get the flag from their parent; in-process isolates live in this process.
+    if (choice === 'in-process') warnWithoutNoNodeSnapshot();
+  }
   const lazy = owned ? createRuntime(choice, options) : undefined;
   const runtime = lazy ?? (choice as SandboxRuntime);
   // A typings service made here is closed by close() (its checker threads); one passed in stays the caller's.

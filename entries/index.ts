@@ -90,6 +90,7 @@ export type { BuiltinToolsOptions, BuiltinToolLimits, WorkspaceErrorReason, Diff
 
 // Code Mode, composed with its defaults by the composition root.
 export { createCodeMode } from '../compose/code-mode.ts';
+export { UnsupportedRuntimeError } from '../compose/runtime-support.ts';
 export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../compose/code-mode.ts';
 export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult } from '../src/code-mode/code-mode.ts';
 export { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';

@@ -67,8 +67,14 @@ export interface InProcessRuntimeOptions {
   burstThreads?: number;
   /** Runs allowed to wait for headroom. Default 1,000; a run arriving when it is full fails `busy` at once; 0 never waits. */
   queueLimit?: number;
-  /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
+  /** How long the wait queue may stand still, ms (wait-queue.ts). Default 5,000; past it a run that waited that long fails `busy`. */
   queueTimeoutMs?: number;
+  /**
+   * `queueTimeoutMs` counts from each run's arrival alone, not from the
+   * queue's last start. Default false. The process runtime's children use it:
+   * their parent bounds how long a run may take to start.
+   */
+  queueTimeoutFromArrival?: boolean;
   /**
    * Tool calls cross into the host synchronously: the guest blocks (`Atomics.wait` on memory it
    * shares with the host) for at most one host turn, then falls back to waiting asynchronously.
@@ -98,8 +104,9 @@ export interface InProcessRuntimeOptions {
    * 8 MiB) leaves its isolate with a fresh context in it; the session's next run skips the
    * isolate's constructor and disposal (100 sequential calls, 8 runs at once: 1.3 to 1.7 times
    * the runs/s). Runs of different
-   * sessions never share an isolate; `registry.dispatch` puts calls without a `sessionId` in
-   * session `default`, so those do. Default 16; 0 disposes every isolate after its run.
+   * sessions never share an isolate, and only runs whose caller named a session keep one:
+   * run_code called without a `sessionId` (session `default`, every such caller's) always gets a
+   * fresh isolate. Default 16; 0 disposes every isolate after its run.
    */
   sessionIsolates?: number;
   /** How long a kept isolate waits for its session's next run, ms. Default 30,000. */
@@ -143,7 +150,12 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
-  const queue = new WaitQueue<true>(Math.max(0, Math.floor(options.queueLimit ?? 1_000)), options.queueTimeoutMs ?? 5_000);
+  const queue = new WaitQueue<true>(
+    Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
+    options.queueTimeoutMs ?? 5_000,
+    () => (activeRuns >= maxActive ? 'compute' : 'memory'),
+    options.queueTimeoutFromArrival === true,
+  );
   // Read once: each call asks the kernel for the process's CPU affinity.
   const cores = availableParallelism();
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));
@@ -343,7 +355,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
   return {
     kind: 'in-process',
     run(request) {
-      if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed' }));
+      if (closed) return Promise.resolve(failed({ kind: 'busy', busy: 'closed', message: 'the sandbox runtime is closed' }));
       // Waiting runs go first: headroom that frees is theirs.
       if (queue.size === 0 && hasRoom()) return start(request);
       // Short of headroom: the kept isolates' memory goes to the runs first.
@@ -358,6 +370,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       await Promise.all([warmUp().then(() => pool.filled()), burstThreads()?.ready().catch(() => undefined), kept.settled()]);
     },
     status(): SandboxPoolStatus {
+      const saturated = queue.size > 0 || !hasRoom();
       return {
         children: threads?.readyCount ?? 0,
         busy: active.size,
@@ -368,14 +381,15 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         memoryStopped: budget.stoppedRuns + (threads?.memoryStopped ?? 0),
         memoryBudgetBytes: budget.limitBytes,
         memoryUsedBytes: budget.usedBytes + (threads?.grownBytes ?? 0),
-        saturated: queue.size > 0 || !hasRoom(),
+        saturated,
+        ...(saturated ? { saturatedBy: activeRuns >= maxActive ? ('compute' as const) : ('memory' as const) } : {}),
         isolatesReused: kept.reused,
       };
     },
     async close() {
       closed = true;
       stopWatch();
-      queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before the run could start' });
+      queue.failAll({ kind: 'busy', busy: 'closed', message: 'the sandbox runtime closed before the run could start' });
       const poolClosed = pool.close();
       const keptClosed = kept.close();
       await Promise.allSettled([...active]);

@@ -1,10 +1,18 @@
 /**
- * The bounded wait queue of both runtimes: a run that finds no memory
- * headroom waits here, first come first served, until headroom frees, the
- * wait times out, or its caller aborts. A run refused (queue full, or the wait
- * timed out) fails `busy`: nothing of it ran, so the caller may retry.
+ * The bounded wait queue of both runtimes: a run that finds no room (a
+ * compute slot and memory headroom) waits here, first come first served,
+ * until room frees, the queue stalls, or its caller aborts. A run refused
+ * (queue full, or the queue stalled) fails `busy` with what it lacked: nothing
+ * of it ran, so the caller may retry.
+ *
+ * The timeout counts from the later of the run's arrival and the last time
+ * the queue moved (a waiter started), not from the arrival alone: a burst
+ * that memory holds drains at the pace the machine prepares isolates, and a
+ * run far back in it is not shed for the queue time ahead of it. Only a queue
+ * that has not moved for `timeoutMs` sheds, and then the runs that waited
+ * that long.
  */
-import type { SandboxFailure } from '../src/sandbox-runtime.ts';
+import type { BusyCause, SandboxFailure } from '../src/sandbox-runtime.ts';
 
 export interface Waiter<Slot> {
   /** Called synchronously when a slot is handed over. */
@@ -12,9 +20,12 @@ export interface Waiter<Slot> {
   fail(failure: SandboxFailure): void;
 }
 
+/** What a run waits for while it waits: a compute slot, or memory headroom. */
+export type Shortage = Extract<BusyCause, 'compute' | 'memory'>;
+
 interface Entry<Slot> {
   waiter: Waiter<Slot>;
-  timer: NodeJS.Timeout;
+  enteredAt: number;
   signal: AbortSignal;
   onAbort: () => void;
 }
@@ -22,19 +33,30 @@ interface Entry<Slot> {
 export class WaitQueue<Slot> {
   readonly #limit: number;
   readonly #timeoutMs: number;
+  readonly #shortage: () => Shortage;
+  readonly #fromArrival: boolean;
   #entries: Entry<Slot>[] = [];
   #refused = 0;
+  #movedAt = 0;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(limit: number, timeoutMs: number) {
+  /**
+   * `shortage`: what the runtime lacks now, named in a refusal.
+   * `fromArrival`: the timeout counts from each run's arrival alone (a fixed
+   * longest wait), for a queue whose caller times the wait itself.
+   */
+  constructor(limit: number, timeoutMs: number, shortage: () => Shortage, fromArrival = false) {
     this.#limit = limit;
     this.#timeoutMs = timeoutMs;
+    this.#shortage = shortage;
+    this.#fromArrival = fromArrival;
   }
 
   get size(): number {
     return this.#entries.length;
   }
 
-  /** Runs failed `busy` so far: the queue was full, or their wait timed out. */
+  /** Runs failed `busy` so far: the queue was full, or it stalled. */
   get refused(): number {
     return this.#refused;
   }
@@ -42,8 +64,10 @@ export class WaitQueue<Slot> {
   enter(waiter: Waiter<Slot>, signal: AbortSignal): void {
     if (this.#entries.length >= this.#limit) {
       this.#refused++;
-      waiter.fail({
+      // With no queue at all, the run was refused for what the runtime lacks.
+      waiter.fail(this.#limit === 0 ? this.#refusal(this.#shortage(), 'now') : {
         kind: 'busy',
+        busy: 'queue-full',
         message: `no sandbox capacity: ${this.#limit} runs are already waiting; try again shortly`,
       });
       return;
@@ -51,14 +75,7 @@ export class WaitQueue<Slot> {
     const entry: Entry<Slot> = {
       waiter,
       signal,
-      timer: setTimeout(() => {
-        this.#remove(entry);
-        this.#refused++;
-        waiter.fail({
-          kind: 'busy',
-          message: `no sandbox capacity freed up within ${this.#timeoutMs} ms; try again shortly`,
-        });
-      }, this.#timeoutMs),
+      enteredAt: performance.now(),
       onAbort: () => {
         this.#remove(entry);
         waiter.fail({ kind: 'abort', message: 'the run was aborted while it waited for sandbox capacity' });
@@ -66,6 +83,7 @@ export class WaitQueue<Slot> {
     };
     signal.addEventListener('abort', entry.onAbort, { once: true });
     this.#entries.push(entry);
+    this.#arm();
   }
 
   /** Hands slots to waiters in order while `take` yields one. */
@@ -74,25 +92,74 @@ export class WaitQueue<Slot> {
       const slot = take();
       if (slot === undefined) return;
       const entry = this.#entries.shift() as Entry<Slot>;
-      this.#detach(entry);
+      this.#movedAt = performance.now();
+      entry.signal.removeEventListener('abort', entry.onAbort);
       entry.waiter.start(slot);
     }
+    this.#disarmIfEmpty();
   }
 
   failAll(failure: SandboxFailure): void {
-    for (const entry of [...this.#entries]) {
-      this.#remove(entry);
+    for (const entry of this.#entries.splice(0)) {
+      entry.signal.removeEventListener('abort', entry.onAbort);
       entry.waiter.fail(failure);
     }
+    this.#disarmIfEmpty();
+  }
+
+  /** An empty queue holds no timer: it must not keep the process alive. */
+  #disarmIfEmpty(): void {
+    if (this.#entries.length > 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** When the oldest waiter's wait (from its arrival or the queue's last move) runs out. */
+  #deadline(): number | undefined {
+    const head = this.#entries[0];
+    if (head === undefined) return undefined;
+    return (this.#fromArrival ? head.enteredAt : Math.max(head.enteredAt, this.#movedAt)) + this.#timeoutMs;
+  }
+
+  /** One timer for the whole queue, set for the head (every later waiter's deadline is no earlier). */
+  #arm(): void {
+    if (this.#timer !== undefined) return;
+    const deadline = this.#deadline();
+    if (deadline === undefined) return;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, deadline - performance.now()));
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    let deadline = this.#deadline();
+    if (deadline !== undefined && deadline <= now) {
+      const cause = this.#shortage();
+      while (deadline !== undefined && deadline <= now) {
+        const entry = this.#entries.shift() as Entry<Slot>;
+        entry.signal.removeEventListener('abort', entry.onAbort);
+        this.#refused++;
+        entry.waiter.fail(this.#refusal(cause, `within ${this.#timeoutMs} ms`));
+        deadline = this.#deadline();
+      }
+    }
+    this.#arm();
+  }
+
+  #refusal(cause: Shortage, when: string): SandboxFailure {
+    return {
+      kind: 'busy',
+      busy: cause,
+      message:
+        cause === 'compute'
+          ? `no compute slot freed up ${when}: every slot is held by runs computing; try again shortly`
+          : `no sandbox memory headroom freed up ${when}; try again shortly`,
+    };
   }
 
   #remove(entry: Entry<Slot>): void {
-    this.#detach(entry);
-    this.#entries = this.#entries.filter((other) => other !== entry);
-  }
-
-  #detach(entry: Entry<Slot>): void {
-    clearTimeout(entry.timer);
     entry.signal.removeEventListener('abort', entry.onAbort);
+    this.#entries = this.#entries.filter((other) => other !== entry);
+    this.#disarmIfEmpty();
   }
 }

@@ -32,6 +32,12 @@ export interface CallResponse {
    */
   contexts?: RunContext[];
   stats: { wallMs: number; calls: number };
+  /**
+   * Present when some of the session's events could not be stored while the
+   * call ran (a full disk, a failing database): `events` then lists events
+   * the log does not hold.
+   */
+  eventsLost?: { code: 'EVENT_LOG_FAILED'; reason: string; message: string };
 }
 
 /** What the routes need of a session store: reading, and (for live events) watching. */
@@ -39,6 +45,8 @@ export type SessionSource = SessionEventReader & {
   watch?(rootCallId: string, listener: EventListener): () => void;
   /** Wakes `onWake` whenever events of the session became durable (live follow). */
   followSession?(sessionId: string, onWake: () => void): () => void;
+  /** Appends or flushes of the session that failed so far (a store from `createSessionStore` has it). */
+  losses?(sessionId: string): { count: number; reason?: string };
 };
 
 export interface CallDeps {
@@ -92,6 +100,7 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   const unwatch = sessions.watch?.(callId, (event) => deliver(event, onEvent));
   const onLog = observer.onLog;
   const unwatchLogs = onLog === undefined ? undefined : deps.logs?.watch(callId, (line) => deliver(line, onLog));
+  const lossesBefore = sessions.losses?.(sessionId).count ?? 0;
   metrics?.runStarted();
   const started = performance.now();
   let result: ToolExecutionResult;
@@ -119,6 +128,15 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   if (result.meta !== undefined) body.meta = result.meta;
   const contexts = contextsOfEvents(events);
   if (contexts.length > 0) body.contexts = contexts;
+  const losses = sessions.losses?.(sessionId);
+  if (losses !== undefined && losses.count > lossesBefore) {
+    const reason = losses.reason ?? 'EVENT_LOG_FAILED';
+    body.eventsLost = {
+      code: 'EVENT_LOG_FAILED',
+      reason,
+      message: `some events of this session could not be stored while the call ran (${reason}): the session log lacks them; the result itself is complete`,
+    };
+  }
   return body;
 }
 

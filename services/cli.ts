@@ -11,6 +11,14 @@
  *   A `--max-semi-space-size` of your own wins.
  */
 import { spawn } from 'node:child_process';
+import { unsupportedNode } from '../compose/runtime-support.ts';
+
+// Before anything else loads: on an older Node the sandbox's native addon would fail later, and less clearly.
+const tooOld = unsupportedNode();
+if (tooOld !== undefined) {
+  process.stderr.write(`ptc: ${tooOld}\n`);
+  process.exit(1);
+}
 
 const missing = [
   ...(process.execArgv.includes('--no-node-snapshot') ? [] : ['--no-node-snapshot']),

@@ -33,10 +33,13 @@ const limitsSchema = group('Sandbox limits; an unset field keeps the code mode d
     "Bytes (UTF-8) of a run's result as rendered for the model. Default 1 MiB. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.",
   ),
   maxEventContentBytes: positiveInt().describe(
-    "Bytes of content one stored event keeps (a nested call's arguments, a result's content). Default 1 MiB. Past it: cut, with a marker stating the original size.",
+    "Bytes of content one stored event keeps (a result's content, an injected context). Default 1 MiB. Past it: cut, with a marker stating the original size.",
   ),
   maxRunEventBytes: positiveInt().describe(
-    'Bytes of content the nested-call events of one run keep together. Default 16 MiB. Past it later events keep their metadata and a marker instead of content.',
+    'Bytes of content the nested-call events of one run keep together. Default 4 MiB. Past it later events keep their metadata and a marker instead of content.',
+  ),
+  maxEventArgumentBytes: positiveInt().describe(
+    "Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. Default 64 KiB. Past it: a marker with the full size and the start of the JSON.",
   ),
   maxOpenSessionFiles: positiveInt().describe(
     'Session log files the server holds open at once. Default 32. Past it the least recently used idle one is closed (reopened on demand).',
@@ -88,7 +91,9 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
     ),
   sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
   queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),
-  queueTimeoutMs: positiveInt().describe('Longest wait for headroom, ms. Default 5,000; past it the run fails `busy` (503).'),
+  queueTimeoutMs: positiveInt().describe(
+    'How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long. Default 5,000.',
+  ),
 });
 export type PoolConfig = z.infer<typeof poolSchema>;
 
@@ -160,6 +165,13 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   toolLimits: toolLimitsSchema,
   pool: poolSchema,
   disabledTools: z.array(z.string()).describe('Tool names (built-in or `<server>__<tool>`) never registered. Default [].'),
+  retention: group('Session logs: how long they are kept and how much each session and tenant may hold; an unset field keeps its default.', {
+    maxAgeDays: positiveInt().describe('Session logs with no event for this many days are removed (checked hourly). Default 30.'),
+    maxSessionBytes: positiveInt().describe("Bytes one session's log may hold. Default 256 MiB; past it the session's new runs get 507 `STORAGE_QUOTA`."),
+    maxTenantBytes: positiveInt().describe(
+      "Bytes the session logs of one tenant (of everyone, without named tokens) may hold. Default 4 GiB; past it the tenant's new runs get 507 `STORAGE_QUOTA`.",
+    ),
+  }),
   spill: z
     .strictObject({ maxInlineBytes: z.int().min(512) })
     .describe('Outer text results above `maxInlineBytes` are stored whole and previewed. Default: off.'),
@@ -185,11 +197,25 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     "Open connections per client IP. Default 128 (fetch pools keep about 1.3 sockets per concurrent request: 48 looping clients held 63); past it that client's new ones are closed at once.",
   ),
   bodyLimit: positiveInt().describe('Largest request body, bytes. Default 1 MiB; past it: 413.'),
+  writeStallMs: z
+    .int()
+    .min(1)
+    .max(MAX_TIMER_MS)
+    .describe('A client that has taken none of the bytes sent to it for this long is disconnected, ms. Default 30,000.'),
+  maxOutboundMiB: positiveInt().describe(
+    'Bytes sent to clients and not yet taken by them, all connections together, MiB. Default 256; past it new runs, event pages and follows get 503 `UNDER_PRESSURE`.',
+  ),
+  maxConnectionOutboundMiB: positiveInt().describe(
+    "Bytes one connection may hold sent but not taken, MiB. Default 8; a stream past it (a run's live events) is disconnected. Large bodies and live follows wait for the client instead.",
+  ),
   rateLimit: group('Requests per client per window (ms). Default 6,000 per 60,000 ms; past it: 429 with Retry-After.', {
     max: positiveInt(),
     timeWindow: positiveInt(),
   }),
   maxConcurrentRunsPerClient: positiveInt().describe('Runs in flight per client. Default 32; past it: 429 with Retry-After.'),
+  maxMcpSessionsPerTenant: positiveInt().describe(
+    "MCP sessions (`/mcp`) one tenant keeps open. Default 256; past it that tenant's least recently used session with no call in flight is closed, or, when every one has a call in flight, the new one is refused (503).",
+  ),
   shutdownGraceMs: z.int().min(0).describe('On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. Default 10,000.'),
   logLevel: logLevelSchema.describe('Default `info`. Code, arguments and values are never logged at info.'),
   // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
@@ -235,15 +261,20 @@ type Defaulted =
   | 'receiveTimeoutMs'
   | 'maxConnections'
   | 'maxConnectionsPerClient'
+  | 'writeStallMs'
+  | 'maxOutboundMiB'
+  | 'maxConnectionOutboundMiB'
   | 'runtime'
   | 'mode'
   | 'typecheck'
   | 'typechecker'
   | 'limits'
   | 'pool'
+  | 'retention'
   | 'disabledTools'
   | 'bodyLimit'
   | 'maxConcurrentRunsPerClient'
+  | 'maxMcpSessionsPerTenant'
   | 'shutdownGraceMs'
   | 'logLevel'
   | 'typingsBudget'

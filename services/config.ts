@@ -50,10 +50,14 @@ export const DEFAULTS = {
   bodyLimit: 1024 * 1024,
   rateLimit: { max: 6000, timeWindow: 60_000 },
   maxConcurrentRunsPerClient: 32,
+  maxMcpSessionsPerTenant: 256,
   shutdownGraceMs: 10_000,
   receiveTimeoutMs: 30_000,
   maxConnections: 1024,
   maxConnectionsPerClient: 128,
+  writeStallMs: 30_000,
+  maxOutboundMiB: 256,
+  maxConnectionOutboundMiB: 8,
   logLevel: 'info' as LogLevel,
   typingsBudget: 16_000,
   databasePoolSize: 10,
@@ -75,6 +79,9 @@ export const ENV = {
   databaseUrl: 'PTC_DATABASE_URL',
   tools: 'PTC_TOOLS',
 } as const;
+
+/** Tokens the repository's manifests carry as placeholders: published, so never accepted. */
+export const PLACEHOLDER_TOKENS: readonly string[] = ['replace-with-openssl-rand-hex-32'];
 
 /** A configuration that cannot be used; the message lists every problem. */
 export class ConfigError extends Error {
@@ -120,6 +127,9 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     receiveTimeoutMs: file.receiveTimeoutMs ?? DEFAULTS.receiveTimeoutMs,
     maxConnections: file.maxConnections ?? DEFAULTS.maxConnections,
     maxConnectionsPerClient: file.maxConnectionsPerClient ?? DEFAULTS.maxConnectionsPerClient,
+    writeStallMs: file.writeStallMs ?? DEFAULTS.writeStallMs,
+    maxOutboundMiB: file.maxOutboundMiB ?? DEFAULTS.maxOutboundMiB,
+    maxConnectionOutboundMiB: file.maxConnectionOutboundMiB ?? DEFAULTS.maxConnectionOutboundMiB,
     runtime: oneOf('runtime', pick('runtime'), choices.runtime.unwrap().options, problems) ?? file.runtime ?? DEFAULTS.runtime,
     mode: oneOf('mode', pick('mode'), choices.mode.unwrap().options, problems) ?? file.mode ?? DEFAULTS.mode,
     typecheck: file.typecheck ?? 'off',
@@ -127,11 +137,13 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     limits: { ...file.limits },
     toolLimits: { ...file.toolLimits },
     pool: { ...file.pool },
+    retention: { ...file.retention },
     disabledTools: [...(file.disabledTools ?? [])],
     spill: file.spill,
     bodyLimit: file.bodyLimit ?? DEFAULTS.bodyLimit,
     rateLimit: { ...DEFAULTS.rateLimit, ...file.rateLimit },
     maxConcurrentRunsPerClient: file.maxConcurrentRunsPerClient ?? DEFAULTS.maxConcurrentRunsPerClient,
+    maxMcpSessionsPerTenant: file.maxMcpSessionsPerTenant ?? DEFAULTS.maxMcpSessionsPerTenant,
     shutdownGraceMs: file.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
     logLevel: oneOf('log level', pick('logLevel'), choices.logLevel.unwrap().options, problems) ?? file.logLevel ?? DEFAULTS.logLevel,
     mcpServers: {},
@@ -151,6 +163,11 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
   else problems.push(...mcp.errors);
   if (config.token !== undefined && config.token.length < 16) {
     problems.push('the token is shorter than 16 characters: use a long random string (for example `openssl rand -hex 32`)');
+  }
+  for (const token of [config.token, ...config.tenants.map((tenant) => tenant.token)]) {
+    if (token !== undefined && PLACEHOLDER_TOKENS.includes(token)) {
+      problems.push('the token is the placeholder of deploy/kubernetes/secret.yaml, which anyone can read: set a long random one (for example `openssl rand -hex 32`)');
+    }
   }
   problems.push(...tenantProblems(config));
   if (problems.length > 0) throw new ConfigError(`invalid configuration:\n- ${problems.join('\n- ')}`);

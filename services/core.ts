@@ -18,9 +18,12 @@ import { createBuiltinTools } from '../src/tools/index.ts';
 import type { PtcConfig } from './config.ts';
 import { createLogRouter, type LogRouter } from './log-router.ts';
 import { createSessionStore, type SessionStore } from './session-store.ts';
+import { tenantOfStoredId } from './tenancy.ts';
 import { configuredToolSources } from './tool-sources.ts';
 import type { Database } from './postgres/database.ts';
 import type { PostgresEventSink } from './postgres/event-sink.ts';
+import { createRetention, type Retention, type SessionUsage } from './retention.ts';
+import { createJsonlSessionUsage } from './session-usage-jsonl.ts';
 
 export interface PtcCore {
   registry: ToolRegistry;
@@ -33,6 +36,8 @@ export interface PtcCore {
   sources: ToolSources;
   /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
   database?: SharedDatabase;
+  /** Expiry and quotas of the session logs (`config.retention`), on a durable core. */
+  retention?: Retention;
   /** Flushes events, closes the tool sources (MCP servers included), the code mode and the sandbox. */
   close(): Promise<void>;
 }
@@ -51,13 +56,17 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
   if (durable) mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // With a database URL, session events live in PostgreSQL, shared by every replica; JSONL stays the embedded default.
   const database = durable && config.databaseUrl !== undefined ? await openSharedDatabase(config, options.logger) : undefined;
-  const sink = database !== undefined
-    ? database.events
-    : durable
-    ? createJsonlEventSink({ dir: path.join(config.dataDir, 'sessions'), maxOpenFiles: config.limits.maxOpenSessionFiles })
-    : createMemoryEventSink();
+  const sessionsDir = path.join(config.dataDir, 'sessions');
+  const jsonl = database === undefined && durable ? createJsonlEventSink({ dir: sessionsDir, maxOpenFiles: config.limits.maxOpenSessionFiles }) : undefined;
+  const sink = database?.events ?? jsonl ?? createMemoryEventSink();
+  const usage = database?.usage ?? (jsonl === undefined ? undefined : createJsonlSessionUsage(sessionsDir, jsonl));
+  const retention = usage === undefined ? undefined : createRetention(usage, config.retention, (message, error) => options.logger?.warn({ err: error }, message));
   const sessions = createSessionStore(sink, {
-    caps: { maxEventContentBytes: config.limits.maxEventContentBytes, maxRunEventBytes: config.limits.maxRunEventBytes },
+    caps: {
+      maxEventContentBytes: config.limits.maxEventContentBytes,
+      maxRunEventBytes: config.limits.maxRunEventBytes,
+      maxEventArgumentBytes: config.limits.maxEventArgumentBytes,
+    },
   });
   const registry = createToolRegistry({
     eventSink: sessions,
@@ -70,7 +79,9 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
           : { dir: path.join(config.dataDir, 'spill'), shownAs: '<data dir>/spill', maxInlineBytes: config.spill.maxInlineBytes },
   });
   const disabled = new Set(config.disabledTools);
-  for (const tool of createBuiltinTools({ workspace: config.workspace, limits: config.toolLimits })) {
+  // With named tokens, shared workers (search, type-check) serve tenants in turn.
+  const tenantOf = tenantOfStoredId(config.tenants.map((tenant) => tenant.name));
+  for (const tool of createBuiltinTools({ workspace: config.workspace, limits: config.toolLimits, tenantOf })) {
     if (!disabled.has(tool.name)) registry.register(tool);
   }
   const logs = createLogRouter();
@@ -79,7 +90,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     registry,
     runtime: config.runtime,
     pool: config.pool,
-    typechecker: config.typechecker,
+    typechecker: { ...config.typechecker, tenantOf },
     warm: options.sandbox !== false,
     limits: config.limits,
     mode: config.mode,
@@ -115,8 +126,10 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     logs,
     sources,
     ...(database === undefined ? {} : { database }),
+    ...(retention === undefined ? {} : { retention }),
     close() {
       closing ??= (async () => {
+        retention?.close();
         await sources.close();
         // The JSONL sink's close flushes every session (each call already awaited its own flush).
         if ('close' in sink) await sink.close();
@@ -133,21 +146,23 @@ export interface SharedDatabase {
   db: Database;
   events: PostgresEventSink;
   spill(sessionId: string, callId: string, bytes: Uint8Array): Promise<void>;
+  usage: SessionUsage;
 }
 
 /** Loaded only when a database URL is set: the embedded default never loads `pg`. */
 async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<SharedDatabase> {
-  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }] = await Promise.all([
+  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }, { createPostgresSessionUsage }] = await Promise.all([
     import('./postgres/database.ts'),
     import('./postgres/event-sink.ts'),
     import('./postgres/spill-store.ts'),
+    import('./postgres/usage.ts'),
   ]);
   const db = await openDatabase({
     url: config.databaseUrl!,
     poolSize: config.databasePoolSize,
     onWarning: (message, error) => logger?.warn({ err: error }, message),
   });
-  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db) };
+  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db), usage: createPostgresSessionUsage(db) };
 }
 
 /** The registry as tool sources see it: disabled tool names are silently not registered. */

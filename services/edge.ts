@@ -1,10 +1,11 @@
 /**
  * The HTTP edge before any route runs: which `Host` and `Origin` a request
- * may carry (DNS rebinding), and how many connections a client may hold.
+ * may carry (DNS rebinding), how many connections a client may hold, and
+ * how a connection is closed under a client still sending.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProbeRouteConfig } from './auth.ts';
 import { HttpError } from './http-errors.ts';
 
@@ -112,16 +113,28 @@ export interface ConnectionCaps {
   maxConnectionsPerClient: number;
 }
 
+export interface ConnectionGate {
+  /** Whether this socket was opened past its client's cap: its requests are answered 503 and it is closed. */
+  isRefused(socket: Socket): boolean;
+}
+
 /**
  * Caps open connections in total (Node's own `maxConnections`: it closes the
- * socket at once) and per client address (counted here, on 'connection'). A
- * refused socket is destroyed before any byte of it is read: cheaper than a
- * response, and a client holding its cap of slow connections gets nothing
- * more out of the server.
+ * socket at once) and per client address (counted here, on 'connection').
+ * A connection past its client's cap is not counted, and each request on it
+ * is answered 503 `TOO_MANY_CONNECTIONS` with Retry-After and `Connection:
+ * close` (see {@link refuseOverCap}), so a client such as Node's `fetch`
+ * reads why instead of a reset socket. That costs the server a request's
+ * headers, bounded by the receive timeout, and the total cap still holds;
+ * a client with as many refusals pending as its cap has its further sockets
+ * closed unanswered.
  */
-export function capConnections(server: Server, caps: ConnectionCaps, log?: { warn(details: object, message: string): void }): void {
+export function capConnections(server: Server, caps: ConnectionCaps, log?: { warn(details: object, message: string): void }): ConnectionGate {
   server.maxConnections = caps.maxConnections;
   const open = new Map<string, number>();
+  const refused = new WeakSet<Socket>();
+  /** Per client, refused sockets still open (waiting for their request, or being answered). */
+  const refusing = new Map<string, number>();
   // One warning a second at most: a client hammering its cap must not flood the log.
   let lastWarning = Number.NEGATIVE_INFINITY;
   const warn = (details: object, message: string) => {
@@ -138,7 +151,20 @@ export function capConnections(server: Server, caps: ConnectionCaps, log?: { war
     const count = open.get(client) ?? 0;
     if (count >= caps.maxConnectionsPerClient) {
       warn({ client, max: caps.maxConnectionsPerClient }, 'connection refused: the client holds maxConnectionsPerClient');
-      socket.destroy();
+      // Answering costs a socket until the answer is out: a client gets as many such answers pending
+      // as its cap allows it connections, and past that its sockets are closed unanswered.
+      const pending = refusing.get(client) ?? 0;
+      if (pending >= caps.maxConnectionsPerClient) {
+        socket.destroy();
+        return;
+      }
+      refusing.set(client, pending + 1);
+      refused.add(socket);
+      socket.once('close', () => {
+        const left = (refusing.get(client) ?? 1) - 1;
+        if (left <= 0) refusing.delete(client);
+        else refusing.set(client, left);
+      });
       return;
     }
     open.set(client, count + 1);
@@ -148,4 +174,66 @@ export function capConnections(server: Server, caps: ConnectionCaps, log?: { war
       else open.set(client, left);
     });
   });
+  return { isRefused: (socket) => refused.has(socket) };
+}
+
+/**
+ * The first onRequest hook: a request on a connection past its client's cap
+ * is answered 503 `TOO_MANY_CONNECTIONS` (Retry-After, `Connection: close`),
+ * before auth or any route runs. `onRefused` counts it (for /metrics).
+ */
+export function refuseOverCap(gate: ConnectionGate, caps: ConnectionCaps, onRefused?: () => void) {
+  return async function connectionCap(request: FastifyRequest): Promise<void> {
+    if (!gate.isRefused(request.raw.socket)) return;
+    onRefused?.();
+    throw new HttpError(
+      'TOO_MANY_CONNECTIONS',
+      `this client already holds ${caps.maxConnectionsPerClient} open connections (maxConnectionsPerClient): reuse them (keep-alive) or close some, then retry after the Retry-After seconds`,
+      { 'retry-after': '1', connection: 'close' },
+    );
+  };
+}
+
+export interface LingerOptions {
+  /** Bytes of the unread request read and discarded at most before the socket is closed anyway. */
+  maxBytes: number;
+  /** Longest the socket lingers, ms. */
+  timeoutMs: number;
+}
+
+/**
+ * Lingering close, as nginx does it: a response that closes its connection
+ * while the client is still sending the request (a 413, a refusal past the
+ * connection cap) ends only the server's side at first, and reads and
+ * discards what the client still sends, until the client closes, `maxBytes`
+ * have come, or `timeoutMs` passed. Closing at once would reset the socket
+ * under a client that is still writing, and a client that writes its body
+ * before it reads (Node's `fetch`) then sees a broken pipe, never the answer.
+ */
+export function lingerOnClose(app: FastifyInstance, options: LingerOptions): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.raw.complete || reply.getHeader('connection') !== 'close') return payload;
+    const socket = request.raw.socket as Socket & { destroySoon?: () => void };
+    // Node ends a `Connection: close` response's socket with destroySoon(): here, it lingers first.
+    socket.destroySoon = () => linger(socket, options);
+    return payload;
+  });
+}
+
+function linger(socket: Socket, { maxBytes, timeoutMs }: LingerOptions): void {
+  let read = 0;
+  const close = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(close, timeoutMs);
+  timer.unref();
+  socket.on('data', (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > maxBytes) close();
+  });
+  socket.once('end', close);
+  socket.once('close', () => clearTimeout(timer));
+  socket.end();
+  socket.resume();
 }

@@ -21,10 +21,16 @@ export const HTTP_ERROR_CODES = {
   RATE_LIMITED: { status: 429, fix: 'Wait for the number of seconds in Retry-After, then retry.' },
   TOO_MANY_RUNS: { status: 429, fix: 'Wait for one of your runs to finish (Retry-After), or raise maxConcurrentRunsPerClient.' },
   INTERNAL: { status: 500, fix: 'A server bug: the server log has the details.' },
+  STORAGE_QUOTA: { status: 507, fix: 'The session or tenant holds its quota of session logs (retention.maxSessionBytes, retention.maxTenantBytes): start a new session, wait for old logs to expire (retention.maxAgeDays), or raise the quota.' },
   UNDER_PRESSURE: { status: 503, fix: 'The server is overloaded: retry after Retry-After seconds.' },
-  SANDBOX_BUSY: { status: 503, fix: 'The sandbox had no memory headroom for the run within the queue timeout: retry after Retry-After seconds, or raise pool.memoryBudgetMiB.' },
+  SANDBOX_BUSY: { status: 503, fix: 'The sandbox had no memory headroom for the run while its queue stood still for pool.queueTimeoutMs: retry after Retry-After seconds, or raise pool.memoryBudgetMiB.' },
+  NO_COMPUTE_SLOT: { status: 503, fix: 'Every compute slot (pool.maxActiveRuns) stayed held by runs computing while the queue stood still for pool.queueTimeoutMs: retry after Retry-After seconds, or raise pool.maxActiveRuns.' },
+  QUEUE_FULL: { status: 503, fix: 'pool.queueLimit runs were already waiting for the sandbox: retry after Retry-After seconds, or raise pool.queueLimit.' },
   EVENT_LOG_UNAVAILABLE: { status: 503, fix: 'The session log could not be opened or read (a disk or permission fault): retry later; the server log has the cause.' },
+  STORAGE_UNAVAILABLE: { status: 503, fix: 'Session logs cannot be written (a full disk, a read-only or missing data folder): free space or fix the folder; runs are taken again without a restart once a write succeeds.' },
   DATABASE_UNAVAILABLE: { status: 503, fix: 'PostgreSQL (databaseUrl) is unreachable or failing: retry after Retry-After seconds; runs resume without a restart once it is back.' },
+  TOO_MANY_MCP_SESSIONS: { status: 503, fix: 'Every MCP session of yours has a call in flight and you hold maxMcpSessionsPerTenant: wait for a call to end (Retry-After), close a session, or raise the cap.' },
+  TOO_MANY_CONNECTIONS: { status: 503, fix: 'Your client holds maxConnectionsPerClient open connections: reuse them (keep-alive), close some, or retry after Retry-After seconds.' },
   NOT_READY: { status: 503, fix: 'The sandbox is starting or the server is shutting down: retry shortly.' },
 } as const;
 

@@ -5,8 +5,7 @@
  *
  *   const sessions = createSessionStore(createMemoryEventSink());
  *   const registry = createToolRegistry({ eventSink: sessions });
- *   const codeMode = createCodeMode({ registry });
- *   registry.register(codeMode.runCodeTool);
+ *   const codeMode = createCodeMode({ registry }); // registers run_code
  *   const mcp = createCodeModeMcpServer({ registry, codeMode, sessions });
  *   await mcp.server.connect(new StdioServerTransport());
  */

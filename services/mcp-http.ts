@@ -1,7 +1,9 @@
 /**
  * `/mcp`: the MCP face over the SDK's Streamable HTTP transport, one
- * transport and one `Server` per MCP session. Each MCP session's runs are
- * logged under the session id `mcp-<Mcp-Session-Id>`. The routes sit behind
+ * transport and one `Server` per MCP session. A session belongs to the
+ * tenant that opened it: another tenant's requests find no such session.
+ * Each MCP session's runs are logged under the session id
+ * `mcp-<Mcp-Session-Id>`, in its tenant's namespace. The routes sit behind
  * whatever auth, rate limit and shutdown hooks the instance has.
  */
 import { randomUUID } from 'node:crypto';
@@ -15,8 +17,10 @@ import type { McpCatalog } from './mcp-catalog.ts';
 import { createPtcMcpServer } from './mcp-server.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
+import { HttpError } from './http-errors.ts';
+import { clientKeyOf, tenantOf, type TenantScope } from './tenancy.ts';
 
-/** MCP sessions kept open at once; past it the least recently used one is closed (its client re-initializes). */
+/** MCP sessions a tenant may keep open at once (the default of `maxMcpSessionsPerTenant`). */
 export const MAX_MCP_SESSIONS = 256;
 
 export interface McpRouteOptions {
@@ -28,6 +32,8 @@ export interface McpRouteOptions {
   metrics?: PtcMetrics;
   /** Default `/mcp`. */
   path?: string;
+  /** MCP sessions one tenant may keep open. Default {@link MAX_MCP_SESSIONS}. */
+  maxSessionsPerTenant?: number;
 }
 
 export interface McpRoutes {
@@ -38,36 +44,72 @@ export interface McpRoutes {
 }
 
 interface Session {
+  /** The tenant that opened it (empty without named tokens: one tenant): only that tenant may use it. */
+  owner: string;
   transport: StreamableHTTPServerTransport;
+  /** Tool calls being answered: a session with one in flight is never evicted. */
+  readonly answering: number;
   close(): Promise<void>;
 }
 
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): McpRoutes {
   const path = options.path ?? '/mcp';
+  const maxPerTenant = options.maxSessionsPerTenant ?? MAX_MCP_SESSIONS;
   // Insertion order is recency order: a used session is moved to the end.
   const open = new Map<string, Session>();
+  // Per tenant, its sessions (initialized or starting), in recency order too.
+  const owned = new Map<string, Set<Session>>();
 
   function touch(id: string, session: Session): void {
     open.delete(id);
     open.set(id, session);
+    const mine = owned.get(session.owner);
+    mine?.delete(session);
+    mine?.add(session);
   }
 
-  async function startSession(request: FastifyRequest): Promise<Session> {
+  function forget(session: Session): void {
+    const mine = owned.get(session.owner);
+    mine?.delete(session);
+    if (mine?.size === 0) owned.delete(session.owner);
+  }
+
+  /**
+   * Room for one more session of `owner`: at its cap, its least recently
+   * used session with no call in flight is closed (its client
+   * re-initializes); with every one busy, the new one is refused. Another
+   * tenant's sessions are never touched.
+   */
+  function makeRoom(owner: string): void {
+    const mine = owned.get(owner);
+    if (mine === undefined || mine.size < maxPerTenant) return;
+    for (const session of mine) {
+      if (session.answering > 0) continue;
+      forget(session);
+      if (session.transport.sessionId !== undefined) open.delete(session.transport.sessionId);
+      void session.close();
+      return;
+    }
+    throw new HttpError(
+      'TOO_MANY_MCP_SESSIONS',
+      `this tenant already has ${mine.size} MCP sessions, each with a call in flight (the cap is ${maxPerTenant}): wait for a call to end, or close a session (DELETE /mcp)`,
+      { 'retry-after': '1' },
+    );
+  }
+
+  async function startSession(request: FastifyRequest, tenant: TenantScope): Promise<Session> {
+    const owner = tenant.name ?? '';
+    makeRoom(owner);
     let session: Session | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        if (session === undefined) return;
-        open.set(id, session);
-        while (open.size > MAX_MCP_SESSIONS) {
-          const [oldest, evicted] = open.entries().next().value!;
-          open.delete(oldest);
-          void evicted.close();
-        }
+        if (session !== undefined) open.set(id, session);
       },
     });
-    const sessionId = () => `mcp-${transport.sessionId ?? 'pending'}`;
-    const { server, dispose } = createPtcMcpServer({
+    // Stored under the tenant's prefix, so its owner reads it as `mcp-<Mcp-Session-Id>` through /v1/sessions.
+    const sessionId = () => tenant.inner(`mcp-${transport.sessionId ?? 'pending'}`, 'sessionId');
+    const mcp = createPtcMcpServer({
       registry: options.registry,
       sessions: options.sessions,
       catalog: options.catalog,
@@ -77,32 +119,45 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       get sessionId() {
         return sessionId();
       },
-      client: request.ip,
+      tenant,
+      // The run cap's key: the tenant with named tokens, else the address.
+      client: clientKeyOf(request),
     });
     let closed = false;
     session = {
+      owner,
       transport,
+      get answering() {
+        return mcp.answering;
+      },
       async close() {
         if (closed) return;
         closed = true;
-        dispose();
-        await server.close().catch(() => undefined);
+        mcp.dispose();
+        await mcp.server.close().catch(() => undefined);
       },
     };
+    let mine = owned.get(owner);
+    if (mine === undefined) owned.set(owner, (mine = new Set()));
+    mine.add(session);
     transport.onclose = () => {
-      if (transport.sessionId !== undefined) open.delete(transport.sessionId);
+      if (transport.sessionId !== undefined && open.get(transport.sessionId) === session) open.delete(transport.sessionId);
+      if (session !== undefined) forget(session);
       void session?.close();
     };
-    await server.connect(transport);
+    await mcp.server.connect(transport);
     return session;
   }
 
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const header = request.headers['mcp-session-id'];
     const id = typeof header === 'string' ? header : undefined;
+    const tenant = tenantOf(request);
     let session = id === undefined ? undefined : open.get(id);
+    // Another tenant's session is answered as one that does not exist.
+    if (session !== undefined && session.owner !== (tenant.name ?? '')) session = undefined;
     if (session !== undefined && id !== undefined) touch(id, session);
-    else if (id === undefined && request.method === 'POST' && isInitializeRequest(request.body)) session = await startSession(request);
+    else if (id === undefined && request.method === 'POST' && isInitializeRequest(request.body)) session = await startSession(request, tenant);
     if (session === undefined) {
       const message = id === undefined ? 'no Mcp-Session-Id: start with an initialize request' : 'unknown or expired Mcp-Session-Id: initialize a new session';
       await reply.code(id === undefined ? 400 : 404).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -111,6 +166,11 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     // The transport writes the response (JSON or an SSE stream) itself.
     reply.hijack();
     await session.transport.handleRequest(request.raw, reply.raw, request.body);
+    // An initialize the transport refused never gets an id: it holds no room.
+    if (session.transport.sessionId === undefined) {
+      forget(session);
+      void session.close();
+    }
   }
 
   app.post(path, { schema: { hide: true } }, handle);
@@ -124,6 +184,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     async close() {
       const sessions = [...open.values()];
       open.clear();
+      owned.clear();
       await Promise.all(sessions.map((session) => session.close()));
     },
   };

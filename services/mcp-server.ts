@@ -22,7 +22,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type CallToolResult,
   type ServerNotification,
@@ -37,6 +36,7 @@ import type { LogRouter } from './log-router.ts';
 import type { McpCatalog } from './mcp-catalog.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
+import type { TenantScope } from './tenancy.ts';
 
 export const SEARCH_TOOLS = 'search_tools';
 export const TYPINGS_URI = 'ptc://typings';
@@ -53,8 +53,10 @@ export interface PtcMcpServerOptions {
   catalog: McpCatalog;
   /** Calls in flight (shared with the HTTP routes, so shutdown and `DELETE /v1/runs/:callId` reach MCP runs too). */
   runs: RunTracker;
-  /** The session every run of this MCP session is logged under. */
+  /** The session every run of this MCP session is logged under (stored form: with the tenant's prefix). */
   sessionId: string;
+  /** The tenant whose ids the runs are stored under. Default: ids as given (one tenant). */
+  tenant?: TenantScope;
   /** The key of the per-client concurrency cap. Default: the session id. */
   client?: string;
   logs?: Pick<LogRouter, 'watch'>;
@@ -67,6 +69,8 @@ export interface PtcMcpServer {
   readonly server: Server;
   /** Resolves once no tool call is being answered (for a close that lets answers go out first). */
   idle(): Promise<void>;
+  /** Tool calls being answered now. */
+  readonly answering: number;
   /** Stops listening for catalogue changes. Does not close the transport. */
   dispose(): void;
 }
@@ -198,7 +202,7 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
       const text = name === undefined ? undefined : await snapshot.toolTypings(name);
       if (text !== undefined) return { contents: [{ uri, mimeType: 'text/x-typescript', text }] };
     }
-    throw new McpError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(uri.slice(0, 300))}: read ${TYPINGS_URI} or ${TOOL_URI_PREFIX}<tool name>`);
+    throw protocolError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(uri.slice(0, 300))}: read ${TYPINGS_URI} or ${TOOL_URI_PREFIX}<tool name>`);
   });
 
   const offCatalog = catalog.onChange(() => {
@@ -210,6 +214,9 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
 
   return {
     server,
+    get answering() {
+      return answering;
+    },
     idle: () => (answering === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
     dispose: offCatalog,
   };
@@ -228,7 +235,8 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
   };
   let run;
   try {
-    run = options.runs.begin(randomUUID(), options.client ?? options.sessionId);
+    const callId = randomUUID();
+    run = options.runs.begin(options.tenant?.inner(callId, 'callId') ?? callId, options.client ?? options.sessionId, callId);
   } catch (error) {
     return failure((error as Error).message);
   }
@@ -238,13 +246,14 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
   else signal.addEventListener('abort', onAbort, { once: true });
   const sent: Promise<void>[] = [];
   let step = 0;
+  const shown = (callId: string) => options.tenant?.outer(callId) ?? callId;
   const onEvent =
     progress === undefined
       ? undefined
       : (event: ToolEvent) => {
-          if (event.type === 'tool/ptc-dispatch-start') sent.push(progress({ progress: ++step, message: `${event.name} started (${event.callId})` }));
+          if (event.type === 'tool/ptc-dispatch-start') sent.push(progress({ progress: ++step, message: `${event.name} started (${shown(event.callId)})` }));
           else if (event.type === 'tool/ptc-dispatch') {
-            sent.push(progress({ progress: ++step, message: `${event.name} ${event.isError ? 'failed' : 'done'} (${event.callId})` }));
+            sent.push(progress({ progress: ++step, message: `${event.name} ${event.isError ? 'failed' : 'done'} (${shown(event.callId)})` }));
           }
         };
   try {
@@ -283,6 +292,14 @@ async function searchTools(catalog: McpCatalog, args: Record<string, unknown>): 
 }
 
 /** The `_meta` key under which a run's contexts travel, structured, for a harness that reads them. */
+/**
+ * A JSON-RPC error for the SDK to send. Not an McpError: its message already
+ * begins "MCP error <code>:", and the client's McpError adds that prefix again.
+ */
+function protocolError(code: ErrorCode, message: string): Error & { code: ErrorCode } {
+  return Object.assign(new Error(message), { code });
+}
+
 export const CONTEXTS_META_KEY = 'ptc-executor/contexts';
 
 /**

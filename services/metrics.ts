@@ -15,6 +15,8 @@ export interface PtcMetrics {
   /** Records a finished outer call: counts it by kind and outcome, and its duration. */
   runFinished(kind: RunKind, result: ToolExecutionResult, seconds: number): void;
   nestedCall(tool: string, outcome: string): void;
+  /** Counts a connection answered 503 and closed at a connection cap. */
+  connectionRefused(cap: 'per-client'): void;
   /** The text exposition format, and its content type. */
   render(): Promise<{ contentType: string; body: string }>;
 }
@@ -57,13 +59,20 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
     labelNames: ['tool', 'outcome'] as const,
     registers: [registry],
   });
+  const refusedConnections = new Counter({
+    name: 'ptc_connections_refused_total',
+    help: 'Requests answered 503 TOO_MANY_CONNECTIONS on a connection past a cap (cap: per-client).',
+    labelNames: ['cap'] as const,
+    registers: [registry],
+  });
   const pool = options.poolStatus;
   if (pool !== undefined) {
-    const figure = (field: keyof SandboxPoolStatus): number => {
+    type Figure = { [K in keyof SandboxPoolStatus]-?: NonNullable<SandboxPoolStatus[K]> extends number | boolean ? K : never }[keyof SandboxPoolStatus];
+    const figure = (field: Figure): number => {
       const value = pool()[field];
       return typeof value === 'boolean' ? Number(value) : (value ?? 0);
     };
-    const gauge = (name: string, help: string, field: keyof SandboxPoolStatus) =>
+    const gauge = (name: string, help: string, field: Figure) =>
       new Gauge({
         name,
         help,
@@ -73,7 +82,7 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
         },
       });
     // Running totals the runtime keeps: exported as counters, set from its figure at each scrape.
-    const total = (name: string, help: string, field: keyof SandboxPoolStatus) =>
+    const total = (name: string, help: string, field: Figure) =>
       new Counter({
         name,
         help,
@@ -88,12 +97,22 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
     gauge('ptc_pool_queued', 'Runs waiting for sandbox memory headroom.', 'queued');
     gauge('ptc_pool_restarts', 'Sandbox children replaced since start (crash, hang or memory ceiling).', 'restarts');
     total('ptc_pool_admitted_total', 'Runs admitted to the sandbox since start.', 'admitted');
-    total('ptc_pool_refused_total', 'Runs refused busy since start (queue full, or no headroom within the queue timeout).', 'refused');
+    total('ptc_pool_refused_total', 'Runs refused busy since start (queue full, or no compute slot or memory headroom freed while the queue stalled).', 'refused');
     total('ptc_pool_memory_stopped_total', 'Runs failed memory by the sandbox budget since start (the runs outgrew it; each had grown most).', 'memoryStopped');
     gauge('ptc_pool_memory_budget_bytes', 'Memory the sandbox runs may hold together, bytes.', 'memoryBudgetBytes');
     gauge('ptc_pool_memory_used_bytes', 'Sandbox memory budget in use: per run its reservation or measured isolate size, whichever is larger.', 'memoryUsedBytes');
     total('ptc_pool_isolates_reused_total', 'Runs that took an isolate an earlier run of their session had used, in a fresh context, since start.', 'isolatesReused');
-    gauge('ptc_pool_saturated', '1 while a new run would wait for headroom (also /readyz 503), else 0.', 'saturated');
+    gauge('ptc_pool_saturated', '1 while a new run would wait for a compute slot or memory headroom (also /readyz 503), else 0.', 'saturated');
+    new Gauge({
+      name: 'ptc_pool_saturated_by',
+      help: 'While saturated, 1 for what a new run would wait for (cause: compute slot or memory headroom), else 0.',
+      labelNames: ['cause'] as const,
+      registers: [registry],
+      collect() {
+        const by = pool().saturatedBy;
+        for (const cause of ['compute', 'memory'] as const) this.set({ cause }, Number(by === cause));
+      },
+    });
   }
   return {
     registry,
@@ -104,6 +123,7 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
       duration.observe({ kind }, seconds);
     },
     nestedCall: (tool, outcome) => nested.inc({ tool, outcome }),
+    connectionRefused: (cap) => refusedConnections.inc({ cap }),
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };
     },

@@ -28,6 +28,8 @@ import { registerCallRoutes } from './routes-calls.ts';
 import { registerInfoRoutes } from './routes-info.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 import { createMemoryRunLedger, type RunLedger } from './run-ledger.ts';
+import { HEAVY_BODY_BYTES, createOutbound, type Outbound } from './outbound.ts';
+import type { Retention } from './retention.ts';
 
 /** What the routes need of a code mode (`createCodeMode(...)` has it). */
 export interface PromptSource {
@@ -71,8 +73,17 @@ export interface PtcPluginOptions {
   databaseAvailable?: () => boolean;
   /** Live follow of a session (`GET /v1/sessions/:id/events` as SSE): `onWake` whenever the session may have new events. Default: no live follow (406). */
   followSession?: (sessionId: string, onWake: () => void) => () => void;
+  /**
+   * Folders this process must be able to write (the workspace, the data folder): `/readyz` fails
+   * while one is missing or not writable, named by `name` (never its path). Default: none.
+   */
+  writableFolders?: readonly { name: string; path: string }[];
   /** While true, new calls get 503 and `/readyz` fails. Default: never. */
   isShuttingDown?: () => boolean;
+  /** Expiry and quotas of session logs: new runs of a session or tenant at its quota get 507 `STORAGE_QUOTA`. Default: none. */
+  retention?: Retention;
+  /** Bounds on what clients have not read yet (services/outbound.ts). Default: `createOutbound()` (30 s stall, 8 MiB a connection, 256 MiB in all). */
+  outbound?: Outbound;
 }
 
 const strictBodies = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, allErrors: false, strict: false });
@@ -84,6 +95,13 @@ export const ptcPlugin: FastifyPluginAsync<PtcPluginOptions> = async (app: Fasti
   app.setErrorHandler(sendError);
   if (options.auth !== undefined) app.addHook('onRequest', createBearerAuth('tokens' in options.auth ? options.auth.tokens : options.auth.token));
   const ledger = options.ledger ?? createMemoryRunLedger();
-  registerCallRoutes(app, { ...options, runs, ledger });
-  registerInfoRoutes(app, options);
+  const outbound = options.outbound ?? createOutbound();
+  // A large body goes out as the client takes it, never handed to the socket whole.
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (!(typeof payload === 'string' || Buffer.isBuffer(payload)) || payload.length <= HEAVY_BODY_BYTES) return payload;
+    reply.header('content-length', Buffer.byteLength(payload));
+    return outbound.body(reply.raw, payload);
+  });
+  registerCallRoutes(app, { ...options, runs, ledger, outbound });
+  registerInfoRoutes(app, { ...options, outbound });
 };

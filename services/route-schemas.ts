@@ -4,6 +4,7 @@
  */
 import type {} from '@fastify/swagger';
 import { ERROR_RESPONSE_SCHEMA } from './http-errors.ts';
+import { DEFAULT_EVENT_DETAIL, EVENT_DETAILS } from './response-events.ts';
 
 /** Session ids and call ids: nothing outside this set ever reaches a file name. */
 export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
@@ -44,7 +45,12 @@ const CALL_RESPONSE = {
       },
     },
     meta: { description: 'Presentation metadata (direct tool calls only).' },
-    events: { type: 'array', items: looseObject, description: "This call's durable events, in order." },
+    events: {
+      type: 'array',
+      items: looseObject,
+      description:
+        "This call's durable events, in order. POST /v1/run: as `?events=` asks: `summary` (default) gives each event's type, sessionId, seq, at, callId, rootCallId, parentCallId, name and isError, without content, arguments or errors (GET /v1/sessions/:id/events has them); `full` the whole events; `none` an empty list.",
+    },
     contexts: {
       type: 'array',
       description:
@@ -67,6 +73,16 @@ const CALL_RESPONSE = {
         calls: { type: 'integer', description: 'Nested tool calls the program made.' },
       },
     },
+    eventsLost: {
+      type: 'object',
+      description:
+        'Present when some of the session\'s events could not be stored while the call ran (a full disk, a quota, a failing database): `events` then lists events the session log lacks.',
+      properties: {
+        code: { type: 'string', enum: ['EVENT_LOG_FAILED'] },
+        reason: { type: 'string', description: 'The system error (`ENOSPC`, `EROFS`, …) or `BACKLOG_FULL`.' },
+        message: { type: 'string' },
+      },
+    },
   },
 } as const;
 
@@ -75,6 +91,17 @@ export const RUN_SCHEMA = {
   description:
     'Runs `code` as the body of an async function with `tools.<name>(args)` in scope. A failing program is still a 200 with `isError: true`. With `Accept: text/event-stream` the response is SSE: `ptc-dispatch-start`, `ptc-dispatch`, `context` (each agent/context event), `log` (each console line), then `result` (this body). Closing the connection cancels the run.',
   tags: ['runs'],
+  querystring: {
+    type: 'object',
+    properties: {
+      events: {
+        type: 'string',
+        enum: [...EVENT_DETAILS],
+        default: DEFAULT_EVENT_DETAIL,
+        description: 'How much of the call\'s events the response carries: `summary` (default; ids, names, isError and times), `full` (content too) or `none`.',
+      },
+    },
+  },
   body: {
     type: 'object',
     additionalProperties: false,
@@ -87,7 +114,7 @@ export const RUN_SCHEMA = {
       timeoutMs: { type: 'integer', minimum: 1, maximum: 600_000, description: 'Wall-time limit, ms. Default: the server limit (30,000).' },
     },
   },
-  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503, 507) },
 } as const;
 
 export const TOOL_CALL_SCHEMA = {
@@ -104,7 +131,7 @@ export const TOOL_CALL_SCHEMA = {
       callId: id('Default: a random UUID.'),
     },
   },
-  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503) },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 409, 413, 415, 429, 503, 507) },
 } as const;
 
 export const CANCEL_SCHEMA = {

@@ -9,11 +9,13 @@ import { executeCall, type CallResponse } from './call-runner.ts';
 import { HttpError, errorBody } from './http-errors.ts';
 import type { RunKind } from './metrics.ts';
 import type { PtcPluginOptions } from './plugin.ts';
+import { DEFAULT_EVENT_DETAIL, withEventDetail, type DetailedCallResponse, type EventDetail } from './response-events.ts';
 import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
 import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
-import { tenantOf } from './tenancy.ts';
+import { outboundFull, type Outbound } from './outbound.ts';
+import { clientKeyOf, tenantOf } from './tenancy.ts';
 
 interface RunBody {
   code: string;
@@ -34,20 +36,24 @@ interface CallInput {
   arguments: unknown;
   sessionId?: string;
   callId?: string;
+  /** How much of the call's events the response carries; default all of them. */
+  eventDetail?: EventDetail;
 }
 
 /** Sessions without an explicit id share this one. */
 export const DEFAULT_SESSION_ID = 'default';
 
-export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger }): void {
-  const { runs, ledger } = options;
+export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger; outbound: Outbound }): void {
+  const { runs, ledger, outbound } = options;
   const limits = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit };
 
   app.post('/v1/run', { schema: RUN_SCHEMA, ...limits }, (request, reply) => {
     const body = request.body as RunBody;
     const args: { [key: string]: JsonValue } = { code: body.code, description: body.description ?? 'HTTP run' };
     if (body.timeoutMs !== undefined) args.timeoutMs = body.timeoutMs;
-    return serveCall(request, reply, { kind: 'code', name: 'run_code', arguments: args, sessionId: body.sessionId, callId: body.callId });
+    const { events } = request.query as { events?: EventDetail };
+    const eventDetail = events ?? DEFAULT_EVENT_DETAIL;
+    return serveCall(request, reply, { kind: 'code', name: 'run_code', arguments: args, sessionId: body.sessionId, callId: body.callId, eventDetail });
   });
 
   app.post('/v1/tools/:name', { schema: TOOL_CALL_SCHEMA, ...limits }, (request, reply) => {
@@ -76,6 +82,23 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     return { ...record, callId, sessionId: tenant.outer(record.sessionId) };
   });
 
+  /**
+   * While session logs cannot be written, a run is refused at once rather
+   * than run with its events lost; the sink's probe (at most once a second)
+   * lets runs in again as soon as a write as large as the failed one fits.
+   */
+  async function assertStorageWritable(): Promise<void> {
+    const { sessions } = options;
+    if (sessions.writeState === undefined || sessions.writeState().ok) return;
+    const state = (await sessions.health?.()) ?? sessions.writeState();
+    if (state.ok) return;
+    throw new HttpError(
+      'STORAGE_UNAVAILABLE',
+      `session logs cannot be written (${state.code}), so this run would not be recorded: free disk space or fix the data folder, then retry after the Retry-After seconds`,
+      { 'retry-after': '5' },
+    );
+  }
+
   /** Runs a ledger call; a database failure becomes 503 DATABASE_UNAVAILABLE. */
   async function databaseCall<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -86,18 +109,21 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     }
   }
 
-  async function serveCall(request: FastifyRequest, reply: FastifyReply, input: CallInput): Promise<CallResponse | FastifyReply> {
+  async function serveCall(request: FastifyRequest, reply: FastifyReply, input: CallInput): Promise<DetailedCallResponse | FastifyReply> {
     if (options.isShuttingDown?.() === true) {
       throw new HttpError('NOT_READY', 'the server is shutting down and takes no new calls: retry against a running instance');
     }
     // Stored ids carry the tenant's prefix; responses and streams show the client's ids.
     const tenant = tenantOf(request);
+    const respond = (body: CallResponse): DetailedCallResponse => withEventDetail(tenant.response(body), input.eventDetail ?? 'full');
     const callId = input.callId ?? randomUUID();
     const sessionId = tenant.inner(input.sessionId ?? DEFAULT_SESSION_ID, 'sessionId');
+    // A run's response may be megabytes: none starts while clients hold the outbound cap unread.
+    if (outbound.full()) throw outboundFull();
     if (options.databaseAvailable?.() === false) {
       throw new HttpError('DATABASE_UNAVAILABLE', 'the shared database is unreachable, so this run could not be recorded: retry after the Retry-After seconds', { 'retry-after': '2' });
     }
-    const run = runs.begin(tenant.inner(callId, 'callId'), request.ip, callId);
+    const run = runs.begin(tenant.inner(callId, 'callId'), clientKeyOf(request), callId);
     let state: Exclude<RunState, 'running' | 'lost'> = 'failed';
     let recorded = false;
     const onClose = () => {
@@ -107,21 +133,22 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     if (request.raw.destroyed || request.socket.destroyed) onClose();
     const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run };
     try {
+      // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
+      await assertStorageWritable();
+      // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
+      await options.retention?.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId'));
       if (!(await databaseCall(() => ledger.started({ callId: run.callId, sessionId, name: input.name })))) {
         throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running on another replica: use a fresh callId or omit it`);
       }
       recorded = true;
       if (!acceptsEventStream(request)) {
-        const body = tenant.response(await executeCall(options, call));
+        const body = await executeCall(options, call);
         state = endState(body, run.signal);
-        if (isBusy(body)) {
-          throw new HttpError('SANDBOX_BUSY', 'the sandbox had no memory headroom for the run in time and nothing of the program ran: retry after the Retry-After seconds', {
-            'retry-after': BUSY_RETRY_AFTER_SECONDS,
-          });
-        }
-        return body;
+        const busy = busyRefusal(body);
+        if (busy !== undefined) throw busy;
+        return respond(body);
       }
-      const stream = openEventStream(reply);
+      const stream = openEventStream(reply, outbound);
       let liveLines = 0;
       try {
         const body = await executeCall(options, call, {
@@ -140,8 +167,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         recorded = false;
         await ledger.ended(run.callId, state);
         // Without a log router the lines arrive with the result.
-        if (liveLines === 0) for (const line of logsOf(body)) stream.send('log', { line });
-        stream.send('result', tenant.response(body));
+        if (liveLines === 0) for (const line of logsOf(body)) if (!stream.send('log', { line })) await stream.room();
+        // The result may be larger than a connection may hold unsent: it goes as the client takes it.
+        await stream.sendPaced('result', respond(body));
       } catch (error) {
         request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
         stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));
@@ -151,6 +179,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       return reply;
     } finally {
       if (recorded) await ledger.ended(run.callId, state);
+      options.retention?.ran(sessionId);
       run.end();
       reply.raw.off('close', onClose);
     }
@@ -171,12 +200,25 @@ function acceptsEventStream(request: FastifyRequest): boolean {
 const BUSY_RETRY_AFTER_SECONDS = '1';
 
 /**
- * The run never started: the sandbox refused it `busy` (its queue was full,
- * or no memory headroom freed within the queue timeout). The one place that
- * reads the failure kind for the 503 decision.
+ * The 503 for a run that never started because the sandbox refused it
+ * `busy`, naming what it lacked; undefined for any other outcome. The one
+ * place that reads the failure kind for the 503 decision.
  */
-function isBusy(body: CallResponse): boolean {
-  return body.isError && body.error?.info?.code === 'CODE_RUN_FAILED' && body.error.info.kind === 'busy';
+function busyRefusal(body: CallResponse): HttpError | undefined {
+  const info = body.isError ? body.error?.info : undefined;
+  if (info?.code !== 'CODE_RUN_FAILED' || info.kind !== 'busy') return undefined;
+  const headers = { 'retry-after': BUSY_RETRY_AFTER_SECONDS };
+  const nothingRan = 'nothing of the program ran: retry after the Retry-After seconds';
+  switch (info.busy) {
+    case 'compute':
+      return new HttpError('NO_COMPUTE_SLOT', `every compute slot stayed held by runs computing while the queue stood still, so ${nothingRan}`, headers);
+    case 'queue-full':
+      return new HttpError('QUEUE_FULL', `the sandbox's wait queue was full, so ${nothingRan}`, headers);
+    case 'closed':
+      return new HttpError('NOT_READY', 'the sandbox is shutting down and nothing of the program ran: retry against a running instance');
+    default:
+      return new HttpError('SANDBOX_BUSY', `the sandbox had no memory headroom for the run in time, so ${nothingRan}`, headers);
+  }
 }
 
 function logsOf(body: CallResponse): string[] {

@@ -3,15 +3,18 @@
  * metrics.
  */
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import type { PtcPluginOptions } from './plugin.ts';
 import { tenantOf } from './tenancy.ts';
 import { followSessionEvents } from './session-follow.ts';
+import { outboundFull, type Outbound } from './outbound.ts';
 import { EVENTS_SCHEMA, PROBE_SCHEMA, PROMPT_SCHEMA, TOOLS_SCHEMA, TYPINGS_SCHEMA } from './route-schemas.ts';
 
-export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
-  const { registry, codeMode, sessions, metrics, runtime } = options;
+export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptions & { outbound: Outbound }): void {
+  const { registry, codeMode, sessions, metrics, runtime, outbound } = options;
   let ready = runtime === undefined;
   runtime?.ready().then(
     () => (ready = true),
@@ -38,6 +41,8 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     const { after, limit } = request.query as { after: number; limit: number };
     // A tenant reads only under its own prefix (services/tenancy.ts).
     const tenant = tenantOf(request);
+    // A page may be megabytes: none while clients hold the outbound cap unread.
+    if (outbound.full()) throw outboundFull();
     const accept = request.headers.accept;
     if (follow !== undefined && typeof accept === 'string' && accept.includes('text/event-stream')) {
       const stored = tenant.inner(id, 'id');
@@ -55,6 +60,7 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
         read: async (from, max) => sessions.readPage(stored, { after: from, limit: max }),
         follow,
         show: (event) => (tenant.name === undefined ? event : tenant.event(event)),
+        outbound,
       });
     }
     let page;
@@ -83,8 +89,18 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
           : `session logs cannot be written (${log.code}): free disk space or make the data folder writable; ready again once a write succeeds`,
       );
     }
-    // Saturated: a new run would wait for memory headroom. A load balancer sheds load before requests queue.
-    if (runtime?.status().saturated === true) throw new HttpError('NOT_READY', 'the sandbox is saturated: new runs would wait for memory headroom; send them elsewhere or retry shortly');
+    for (const folder of options.writableFolders ?? []) {
+      const problem = await unwritable(folder.path);
+      if (problem !== undefined) {
+        throw new HttpError('NOT_READY', `the ${folder.name} folder is not writable by this process (${problem}): give its owner or mode to the server's user, or mount it writable; ready again once it is`);
+      }
+    }
+    // Saturated: a new run would wait for a compute slot or memory headroom. A load balancer sheds load before requests queue.
+    const status = runtime?.status();
+    if (status?.saturated === true) {
+      const waitFor = status.saturatedBy === 'compute' ? 'a compute slot (every one is held by runs computing)' : 'memory headroom';
+      throw new HttpError('NOT_READY', `the sandbox is saturated: new runs would wait for ${waitFor}; send them elsewhere or retry shortly`);
+    }
     return { status: 'ready' };
   });
 
@@ -93,6 +109,16 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
       const { contentType, body } = await metrics.render();
       return reply.type(contentType).send(body);
     });
+  }
+}
+
+/** Why this process cannot create files in `folder` (an error code), or undefined when it can. */
+async function unwritable(folder: string): Promise<string | undefined> {
+  try {
+    await access(folder, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'unknown error';
   }
 }
 

@@ -10,8 +10,9 @@ import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ProbeRouteConfig } from './auth.ts';
 import { createBearerAuth } from './auth.ts';
+import { clientKeyOf } from './tenancy.ts';
 import { ConfigError, assertDataDirOutsideWorkspace, isLoopbackHost, type PtcConfig } from './config.ts';
-import { capConnections, createHostCheck } from './edge.ts';
+import { capConnections, createHostCheck, lingerOnClose, refuseOverCap, type ConnectionGate } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
@@ -21,7 +22,10 @@ import { registerPlayground } from './playground.ts';
 import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
+import { createOutbound } from './outbound.ts';
 import { createMemoryRunLedger, replicaName, type RunLedger } from './run-ledger.ts';
+
+const MiB = 1024 * 1024;
 
 /** The longest run a client can ask for, ms (code mode's default `maxTimeoutMs`). */
 export const MAX_RUN_MS = 600_000;
@@ -82,7 +86,8 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
   });
-  capConnections(app.server, config, app.log);
+  const gate = capConnections(app.server, config, app.log);
+  lingerOnClose(app, { maxBytes: 4 * config.bodyLimit, timeoutMs: config.receiveTimeoutMs });
   app.setErrorHandler(sendError);
   useStrictUtf8Json(app);
   app.setNotFoundHandler((request, reply) =>
@@ -102,7 +107,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
   let ledger: RunLedger;
   try {
     ledger = await createLedger(core, runs, app);
-    mcp = await mountRoutes(app, core, config, runs, ledger, () => shuttingDown);
+    mcp = await mountRoutes(app, core, config, runs, ledger, gate, () => shuttingDown);
   } catch (error) {
     await app.close();
     await core.close();
@@ -167,9 +172,12 @@ async function mountRoutes(
   config: PtcConfig,
   runs: RunTracker,
   ledger: RunLedger,
+  gate: ConnectionGate,
   isShuttingDown: () => boolean,
 ): Promise<McpRoutes> {
   const metrics = createMetrics({ poolStatus: () => core.runtime.status() });
+  // First of all: a connection past its client's cap gets its 503 before anything else runs.
+  app.addHook('onRequest', refuseOverCap(gate, config, () => metrics.connectionRefused('per-client')));
 
   const isProbe = (request: FastifyRequest) => (request.routeOptions.config as ProbeRouteConfig | undefined)?.probe === true;
   // While closing: probes still answer (readyz says 503), everything else is
@@ -190,6 +198,7 @@ async function mountRoutes(
     max: config.rateLimit.max,
     timeWindow: config.rateLimit.timeWindow,
     allowList: (request) => isProbe(request),
+    keyGenerator: clientKeyOf,
     errorResponseBuilder: (_request, context) =>
       new HttpError('RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} reached: retry after the Retry-After seconds`),
   });
@@ -224,7 +233,18 @@ async function mountRoutes(
     ...(core.database === undefined
       ? {}
       : { databaseAvailable: core.database.db.available, followSession: core.database.events.follow }),
+    // A volume the image does not own is root's: every write would fail while probes said ready.
+    writableFolders: [
+      { name: 'workspace', path: config.workspace },
+      { name: 'data', path: config.dataDir },
+    ],
     isShuttingDown,
+    ...(core.retention === undefined ? {} : { retention: core.retention }),
+    outbound: createOutbound({
+      writeStallMs: config.writeStallMs,
+      maxTotalBytes: config.maxOutboundMiB * MiB,
+      maxConnectionBytes: config.maxConnectionOutboundMiB * MiB,
+    }),
   });
   registerPlayground(app);
   const openapi = async () => app.swagger();
@@ -236,7 +256,15 @@ async function mountRoutes(
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });
-  const mcp = registerMcpRoutes(app, { registry: core.registry, sessions: core.sessions, logs: core.logs, metrics, catalog, runs });
+  const mcp = registerMcpRoutes(app, {
+    registry: core.registry,
+    sessions: core.sessions,
+    logs: core.logs,
+    metrics,
+    catalog,
+    runs,
+    maxSessionsPerTenant: config.maxMcpSessionsPerTenant,
+  });
   return {
     get size() {
       return mcp.size;

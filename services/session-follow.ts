@@ -4,10 +4,13 @@
  * leaves. A wake-up (LISTEN/NOTIFY with a database, the local flush without
  * one) only says "read again": the stream reads the log itself, in pages,
  * so it never skips, repeats or reorders an event, whoever appended it.
+ * It reads no further while the client has not taken what it was sent
+ * (services/outbound.ts closes a client that stalls).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventPage, SessionLogEvent } from '../src/events.ts';
 import { HttpError } from './http-errors.ts';
+import { outboundFull, type Outbound } from './outbound.ts';
 import { openEventStream } from './sse.ts';
 
 /** Live followers per replica; past it 503 (each holds a socket and a subscription). */
@@ -23,6 +26,7 @@ export interface FollowOptions {
   follow: SessionFollow;
   /** The event as the client sees it (tenant ids). */
   show(event: SessionLogEvent): SessionLogEvent;
+  outbound: Outbound;
 }
 
 let followers = 0;
@@ -31,12 +35,13 @@ export function followSessionEvents(request: FastifyRequest, reply: FastifyReply
   if (followers >= MAX_FOLLOWERS) {
     throw new HttpError('UNDER_PRESSURE', `this replica already streams ${MAX_FOLLOWERS} sessions: retry after the Retry-After seconds, or page with ?after=`, { 'retry-after': '5' });
   }
+  if (options.outbound.full()) throw outboundFull();
   followers++;
   let last = options.after;
   let woken = true;
   let pumping = false;
   let done = false;
-  const stream = openEventStream(reply);
+  const stream = openEventStream(reply, options.outbound);
   const unsubscribe = options.follow(options.sessionId, () => {
     woken = true;
     void pump();
@@ -60,9 +65,11 @@ export function followSessionEvents(request: FastifyRequest, reply: FastifyReply
         for (let more = true; more && !done; ) {
           const page = await options.read(last, options.limit);
           for (const event of page.events) {
+            if (done) break;
             last = event.seq;
-            stream.send(event.type, options.show(event));
+            if (!stream.send(event.type, options.show(event))) await stream.room();
           }
+          if (!stream.open) finish();
           more = page.next !== undefined;
           if (page.damage !== undefined) {
             stream.send('error', { code: 'EVENT_LOG_UNAVAILABLE', message: page.damage.message });
@@ -82,3 +89,4 @@ export function followSessionEvents(request: FastifyRequest, reply: FastifyReply
   void pump();
   return reply;
 }
+

@@ -13,8 +13,12 @@ export type { EventPage, ReadPageOptions } from '../src/events.ts';
 export interface SessionEventReader {
   readPage(sessionId: string, options?: ReadPageOptions): EventPage | Promise<EventPage>;
   /** Whether the sink can write right now (the JSONL sink has it); `/readyz` fails while it cannot. */
-  health?(): Promise<{ ok: true } | { ok: false; code: string; message: string }>;
+  health?(): Promise<SinkState>;
+  /** The sink's last known state, without probing (the JSONL sink has it): new runs are refused while it is not ok. */
+  writeState?(): SinkState;
 }
+
+export type SinkState = { ok: true } | { ok: false; code: string; message: string };
 
 /**
  * Called synchronously inside `append`, in append order: with the stamped
@@ -29,12 +33,17 @@ export interface SessionStore extends EventSink, SessionEventReader {
   watch(rootCallId: string, listener: EventListener): () => void;
   /** Calls `onWake` after each flush of `sessionId` in this process (its events are then readable). Returns unsubscribe. */
   followSession(sessionId: string, onWake: () => void): () => void;
+  /** Appends or flushes of `sessionId` that failed so far (events lost), and the last failure; compare before and after a call. */
+  losses(sessionId: string): { count: number; reason?: string };
 }
 
 /** The root call id an event belongs to: its own callId for `tool/result`. */
 export function rootOf(event: ToolEvent | NewToolEvent): string {
   return event.type === 'tool/result' ? event.callId : event.rootCallId;
 }
+
+/** Sessions with lost events remembered at once. */
+const MAX_LOSS_RECORDS = 10_000;
 
 export interface SessionStoreOptions {
   /** Caps on the content stored per event and per run; see {@link EventCaps} for each default. */
@@ -55,6 +64,16 @@ export function createSessionStore(sink: EventSink & SessionEventReader, options
     }
   };
 
+  /** Sessions whose events were lost, with how often and the last reason; the oldest is forgotten past the bound. */
+  const lost = new Map<string, { count: number; reason: string }>();
+  const recordLoss = (sessionId: string, error: unknown): void => {
+    const previous = lost.get(sessionId);
+    lost.delete(sessionId);
+    if (previous === undefined && lost.size >= MAX_LOSS_RECORDS) lost.delete(lost.keys().next().value as string);
+    const reason = (error as { reason?: unknown } | undefined)?.reason;
+    lost.set(sessionId, { count: (previous?.count ?? 0) + 1, reason: typeof reason === 'string' ? reason : 'EVENT_LOG_FAILED' });
+  };
+
   const notify = (root: string, event: ToolEvent | Promise<ToolEvent>): void => {
     const listeners = watchers.get(root);
     if (listeners !== undefined) {
@@ -71,13 +90,27 @@ export function createSessionStore(sink: EventSink & SessionEventReader, options
   return {
     append(original) {
       const event = cap(original);
-      const stamped = sink.append(event);
+      let stamped: ToolEvent | Promise<ToolEvent>;
+      try {
+        stamped = sink.append(event);
+      } catch (error) {
+        recordLoss(event.sessionId, error);
+        throw error;
+      }
+      if (stamped instanceof Promise) stamped.catch((error: unknown) => recordLoss(event.sessionId, error));
       notify(rootOf(event), stamped);
       return stamped;
+    },
+    losses(sessionId) {
+      const record = lost.get(sessionId);
+      return record === undefined ? { count: 0 } : { ...record };
     },
     async flush(sessionId) {
       try {
         await sink.flush?.(sessionId);
+      } catch (error) {
+        recordLoss(sessionId, error);
+        throw error;
       } finally {
         wake(sessionId);
       }
@@ -95,6 +128,7 @@ export function createSessionStore(sink: EventSink & SessionEventReader, options
       return sink.readPage(sessionId, options);
     },
     ...(sink.health === undefined ? {} : { health: () => sink.health!() }),
+    ...(sink.writeState === undefined ? {} : { writeState: () => sink.writeState!() }),
     watch(rootCallId, listener) {
       let listeners = watchers.get(rootCallId);
       if (listeners === undefined) watchers.set(rootCallId, (listeners = new Set()));

@@ -39,6 +39,30 @@ export function setTenant(request: FastifyRequest, name: string): void {
   tenants.set(request, name);
 }
 
+/**
+ * The key of the per-client caps (runs in flight, the rate limit, MCP
+ * sessions): the tenant with named tokens, else the client's address.
+ * Behind a reverse proxy every tenant shares one address, so keying on it
+ * would let one tenant's load refuse the others.
+ */
+export function clientKeyOf(request: FastifyRequest): string {
+  const name = tenants.get(request);
+  return name === undefined ? request.ip : `tenant:${name}`;
+}
+
+/**
+ * The tenant a stored id belongs to, for the shared workers' turns; with no
+ * named tokens, undefined (one tenant).
+ */
+export function tenantOfStoredId(names: readonly string[]): ((id: string) => string | undefined) | undefined {
+  if (names.length === 0) return undefined;
+  const known = new Set(names);
+  return (id) => {
+    const name = id.slice(0, id.indexOf('_'));
+    return known.has(name) ? name : undefined;
+  };
+}
+
 /** The scope a request's ids live in. */
 export function tenantOf(request: FastifyRequest): TenantScope {
   return scopeOf(tenants.get(request));

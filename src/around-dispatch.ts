@@ -166,6 +166,9 @@ async function runBody(call: Call, signal: AbortSignal): Promise<ToolExecutionRe
   }
   // Reported only now that the body has settled: nothing it started is still running.
   if (signal.aborted) {
+    // A body that reports its own cancellation keeps its account (run_code's carries the program's logs).
+    const own = threw ? thrownFailure(thrown) : undefined;
+    if (own !== undefined && own.error.info?.code === 'ABORTED') return bind(own, exec.token);
     return bind(failure('ABORTED', `tool "${exec.name}" was cancelled while it ran and has stopped`), exec.token);
   }
   const result = threw ? thrownFailure(thrown) : projectOutput(entry, exec.arguments, raw, call.outer, call.valueChunks);

@@ -36,6 +36,8 @@ interface Ids {
   callId: string;
   rootCallId: string;
   sessionId: string;
+  /** The request named its session (else it is in session `default`). */
+  sessionNamed: boolean;
   signal: AbortSignal;
   agent: AgentHandle | undefined;
   parent: DispatchToken | undefined;
@@ -123,6 +125,7 @@ function buildExec(ids: Ids, args: JsonObject): ToolExec {
     token: newToken(),
     signal: ids.signal,
   };
+  if (ids.sessionNamed) exec.sessionNamed = true;
   if (ids.agent !== undefined) exec.agent = ids.agent;
   if (ids.parent !== undefined) exec.parent = ids.parent;
   return Object.freeze(exec);
@@ -165,6 +168,7 @@ function readRequest(request: DispatchRequest): Ids | string {
       callId: id,
       rootCallId: root,
       sessionId: session,
+      sessionNamed: sessionId !== undefined,
       signal: signal ?? NEVER,
       agent: agent === undefined ? undefined : bindAgent(agent, { sessionId: session, rootCallId: root, callId: id, name }),
       parent,

@@ -3,7 +3,7 @@
  * how to fix it. Codes are never reused; docs/errors.md mirrors this table and
  * a test keeps the two in step.
  */
-import type { SandboxFailureKind } from './sandbox-runtime.ts';
+import type { BusyCause, SandboxFailureKind } from './sandbox-runtime.ts';
 
 export const ERROR_CODES = {
   UNKNOWN_TOOL: {
@@ -65,6 +65,8 @@ export function isHttpErrorCode(code: string): code is HttpErrorCode {
 export interface ErrorDetails {
   /** `CODE_RUN_FAILED`: how the run failed (`syntax`, `typecheck`, `exception`, `timeout`, `memory`, `busy`, …). */
   kind?: SandboxFailureKind;
+  /** `CODE_RUN_FAILED` of kind `busy`: what the run lacked (`compute`, `memory`, `queue-full`, `closed`). */
+  busy?: BusyCause;
   /** `CODE_RUN_FAILED`: 1-based line in the model's program. */
   line?: number;
   /** `CODE_RUN_FAILED`: 1-based column in the model's program. */

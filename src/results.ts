@@ -6,7 +6,7 @@
  */
 import type { ContentBlock } from './content.ts';
 import { ERROR_CODES, isHttpErrorCode, type ErrorCode, type ErrorDetails } from './errors.ts';
-import type { SandboxFailureKind } from './sandbox-runtime.ts';
+import type { BusyCause, SandboxFailureKind } from './sandbox-runtime.ts';
 import type { JsonValue } from './json.ts';
 import type { DispatchToken, HookContext, ToolErrorInfo, ToolExecutionResult, ToolFailure, ToolSuccess } from './tool.ts';
 
@@ -126,6 +126,7 @@ export function describeThrown(thrown: unknown): { name: string; message: string
 const FAILURE_KINDS: ReadonlySet<string> = new Set<SandboxFailureKind>([
   'syntax', 'typecheck', 'exception', 'timeout', 'abort', 'memory', 'output-limit', 'call-limit', 'invalid-output', 'crashed', 'busy',
 ]);
+const BUSY_CAUSES: ReadonlySet<string> = new Set<BusyCause>(['compute', 'memory', 'queue-full', 'closed']);
 /** Longest toolName or callId kept in an error's info (both come from registered names and host-made ids). */
 const MAX_ID_LENGTH = 512;
 
@@ -144,6 +145,7 @@ export function readErrorInfo(info: unknown): ToolErrorInfo | undefined {
 function readDetails(d: Record<string, unknown>): ErrorDetails {
   const out: ErrorDetails = {};
   if (typeof d.kind === 'string' && FAILURE_KINDS.has(d.kind)) out.kind = d.kind as SandboxFailureKind;
+  if (typeof d.busy === 'string' && BUSY_CAUSES.has(d.busy)) out.busy = d.busy as BusyCause;
   if (Number.isSafeInteger(d.line) && (d.line as number) > 0) out.line = d.line as number;
   if (Number.isSafeInteger(d.column) && (d.column as number) > 0) out.column = d.column as number;
   if (typeof d.toolName === 'string' && d.toolName.length <= MAX_ID_LENGTH) out.toolName = d.toolName;

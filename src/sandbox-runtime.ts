@@ -19,8 +19,17 @@ export type SandboxFailureKind =
   | 'crashed'
   | 'busy';
 
+/**
+ * What a run refused `busy` lacked: a compute slot (`pool.maxActiveRuns`
+ * held by runs computing), memory headroom, room in the wait queue, or a
+ * runtime at all (it closed).
+ */
+export type BusyCause = 'compute' | 'memory' | 'queue-full' | 'closed';
+
 export interface SandboxFailure {
   kind: SandboxFailureKind;
+  /** For `busy`: what the run lacked. */
+  busy?: BusyCause;
   /** One line, with the model's `agent.ts:LINE:COL` where known. */
   message: string;
   /** The model's own stack frames (`at … (agent.ts:3:7)`), host frames removed. */
@@ -72,8 +81,9 @@ export interface SandboxRunRequest {
   /** One stub per name under `tools`. */
   toolNames: readonly string[];
   /**
-   * The session the run belongs to. A runtime may let the runs of one session share an isolate,
-   * one after another, each in a fresh context (never runs of different sessions).
+   * The session the run belongs to, when its caller named one. A runtime may let the runs of one
+   * session share an isolate, one after another, each in a fresh context (never runs of different
+   * sessions); a run without a session gets an isolate of its own.
    */
   sessionId?: string;
   /**
@@ -118,6 +128,8 @@ export interface SandboxPoolStatus {
   memoryUsedBytes?: number;
   /** True while a new run would wait: no headroom for one more run, or runs already queued. */
   saturated?: boolean;
+  /** While saturated: what a new run would wait for, a compute slot or memory headroom. */
+  saturatedBy?: 'compute' | 'memory';
   /** Runs since start that took an isolate an earlier run of their session had used (in a fresh context). */
   isolatesReused?: number;
 }

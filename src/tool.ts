@@ -63,6 +63,11 @@ export interface ToolExec<Args = FrozenJson<JsonObject>> {
   readonly callId: string;
   readonly rootCallId: string;
   readonly sessionId: string;
+  /**
+   * Set when the caller named the session. Without a `sessionId` a call is in session `default`,
+   * which every such caller shares, so nothing may be kept for it between calls (run_code's isolates).
+   */
+  readonly sessionNamed?: true;
   readonly name: string;
   /** Lossless snapshot of the caller's arguments, deep-frozen. */
   readonly arguments: Args;

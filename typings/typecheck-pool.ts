@@ -7,6 +7,9 @@
  * did not complete rejects with {@link TypecheckIncompleteError}; it never
  * resolves as clean.
  *
+ * Checks wait their turn by tenant, then by run (src/fair-queue.ts), and no
+ * run or tenant takes the last free worker while it holds all the others.
+ *
  * Checks that queue while the workers are busy go to a worker together, up
  * to 16 in one request, and share one program's fixed cost (typecheck.ts):
  * under load a short program costs a fraction of its check alone. When a
@@ -27,6 +30,7 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { TypecheckDiagnostic } from '../src/code-mode/typings-service.ts';
+import { FairQueue, type QueueKeys, type QueueOwner, type TenantOfSession } from '../src/fair-queue.ts';
 import { LruCache } from './lru.ts';
 import type { TypecheckerOptions } from './typecheck.ts';
 import type { CheckRequest, TypecheckWorkerData, WorkerMessage } from './typecheck-protocol.ts';
@@ -45,6 +49,8 @@ export interface TypecheckPoolOptions extends TypecheckerOptions {
    * `timeoutMs` bounds the whole wait too, waiting for a free or starting worker included.
    */
   timeoutMs?: number;
+  /** The tenant of a session, so that tenants take turns before runs do (src/fair-queue.ts). Default: no tenants. */
+  tenantOf?: TenantOfSession;
 }
 
 export interface CheckBudget {
@@ -52,6 +58,8 @@ export interface CheckBudget {
   timeoutMs?: number;
   /** The run's signal: aborting it ends the check (and its worker). */
   signal?: AbortSignal;
+  /** Whose turn the check waits for; a check without one is a run of its own. */
+  owner?: QueueOwner;
 }
 
 export type TypecheckIncompleteReason = 'timeout' | 'memory' | 'crashed' | 'aborted' | 'unavailable';
@@ -102,6 +110,7 @@ const MAX_BATCH = 16;
 const SIMPLIFY = 'simplify the program (very deep nesting; huge unions, mapped or template-literal types over many members) and run it again';
 
 interface Job {
+  keys: QueueKeys;
   code: string;
   typings: string;
   typingsVersion: number;
@@ -125,6 +134,8 @@ interface Slot {
   ready: boolean;
   /** The jobs of the request on this worker, in the request's order; empty when idle. */
   batch: Job[];
+  /** Whose jobs hold this worker (the queue's count), released once when the request ends. */
+  held: QueueKeys[];
   requestId: number;
   /** Measures the worker's heap while a request runs on it. */
   heapPoll: NodeJS.Timeout | undefined;
@@ -146,7 +157,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
   const slots: (Slot | undefined)[] = new Array(threads).fill(undefined);
   /** Slots whose last worker died before it was ready: not restarted until a check needs one. */
   const bootFailed = new Set<number>();
-  const queue: Job[] = [];
+  const queue = new FairQueue<Job>(options.tenantOf);
   // Typings are sent to a worker once per version, not with every check; a version is a
   // number per distinct text (the service hands out the same cached string each time).
   const versions = new LruCache<string, number>(16);
@@ -179,7 +190,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     });
     // An idle checker never keeps the process alive.
     worker.unref();
-    const slot: Slot = { index, worker, ready: false, batch: [], requestId: -1, heapPoll: undefined, typingsVersion: -1 };
+    const slot: Slot = { index, worker, ready: false, batch: [], held: [], requestId: -1, heapPoll: undefined, typingsVersion: -1 };
     slots[index] = slot;
     worker.on('message', (message: WorkerMessage) => onMessage(slot, message));
     worker.on('error', (error: Error & { code?: string }) => {
@@ -194,6 +205,8 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     clearInterval(slot.heapPoll);
     const jobs = slot.batch.filter((job) => job.slot === slot);
     slot.batch = [];
+    queue.holding(slot.held, -1);
+    slot.held = [];
     return jobs;
   }
 
@@ -210,7 +223,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       job.slot = undefined;
       job.alone = true;
     }
-    queue.unshift(...jobs);
+    queue.unshift(jobs, (job) => job.keys);
   }
 
   /**
@@ -265,7 +278,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
         // what waits would wait out its whole budget for nothing: it fails now.
         bootFailed.add(slot.index);
         const othersAlive = slots.some((other) => other !== undefined);
-        for (const waiting of othersAlive ? [] : queue.splice(0)) {
+        for (const waiting of othersAlive ? [] : queue.drain()) {
           settle(waiting);
           waiting.reject(new TypecheckIncompleteError('unavailable', 'the type-checker could not start; the service log says why'));
         }
@@ -279,8 +292,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
   function settle(job: Job): void {
     clearTimeout(job.timer);
     job.signal?.removeEventListener('abort', job.onAbort);
-    const at = queue.indexOf(job);
-    if (at >= 0) queue.splice(at, 1);
+    queue.remove(job);
   }
 
   /**
@@ -319,12 +331,20 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     return setTimeout(() => stop(job, error), Math.max(0, afterMs));
   }
 
-  /** The queue's head and, unless it goes alone, the jobs after it that may share its request (same typings). */
-  function nextRequest(): Job[] {
-    const first = queue.shift()!;
+  /**
+   * The next check in turn that may take one of `free` free workers and, unless it goes alone,
+   * the next ones in turn that may share its request (same typings); empty when none may start.
+   */
+  function nextRequest(free: number): Job[] {
+    const first = queue.shift(threads, free);
+    if (first === undefined) return [];
     const batch = [first];
-    while (!first.alone && batch.length < MAX_BATCH && queue.length > 0 && !queue[0].alone && queue[0].typingsVersion === first.typingsVersion) {
-      batch.push(queue.shift()!);
+    const shares = (job: Job) => !job.alone && job.typingsVersion === first.typingsVersion;
+    while (!first.alone && batch.length < MAX_BATCH) {
+      // Joining a request takes no further worker.
+      const next = queue.shift(1, 1, shares);
+      if (next === undefined) break;
+      batch.push(next);
     }
     return batch;
   }
@@ -334,9 +354,13 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
     for (const slot of slots) {
       if (queue.length === 0) break;
       if (slot === undefined || !slot.ready || slot.batch.length > 0) continue;
-      const batch = nextRequest();
+      const busy = slots.filter((other) => other !== undefined && other.batch.length > 0).length;
+      const batch = nextRequest(threads - busy);
+      if (batch.length === 0) break;
       const requestId = nextRequestId++;
       slot.batch = batch;
+      slot.held = batch.map((job) => job.keys);
+      queue.holding(slot.held, 1);
       slot.requestId = requestId;
       const request: CheckRequest = { id: requestId, codes: batch.map((job) => job.code), typingsVersion: batch[0].typingsVersion };
       if (slot.typingsVersion !== request.typingsVersion) {
@@ -380,6 +404,7 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
       warmed = true;
       return new Promise<TypecheckDiagnostic[]>((resolve, reject) => {
         const job: Job = {
+          keys: queue.keysOf(budget.owner),
           code,
           typings,
           typingsVersion: versionOf(typings),
@@ -395,13 +420,13 @@ export function createTypecheckPool(options: TypecheckPoolOptions = {}): Typeche
         };
         job.timer = expire(job, budgetMs, budgetMs);
         signal?.addEventListener('abort', job.onAbort, { once: true });
-        queue.push(job);
+        queue.push(job, job.keys);
         pump();
       });
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) {
+      for (const job of queue.drain()) {
         settle(job);
         job.reject(new TypecheckIncompleteError('unavailable', 'the type-checker is shut down'));
       }

@@ -88,7 +88,7 @@ export interface ProcessRuntimeOptions {
    * arriving when the queue is full fails `busy` at once; 0 means never wait.
    */
   queueLimit?: number;
-  /** Longest wait for headroom, ms. Default 5,000; past it the run fails `busy`. */
+  /** How long the wait queue may stand still, ms (wait-queue.ts). Default 5,000; past it a run that waited that long fails `busy`. */
   queueTimeoutMs?: number;
   /**
    * Extra Node flags for the children (they always get `--no-node-snapshot`,

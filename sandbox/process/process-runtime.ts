@@ -51,7 +51,7 @@ export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRu
 
 /** The pool behind the `process` runtime, over either transport (transport.ts). */
 export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions): ProcessRuntime {
-  const queue = new WaitQueue<SandboxChild>(resolved.queueLimit, resolved.queueTimeoutMs);
+  const queue = new WaitQueue<SandboxChild>(resolved.queueLimit, resolved.queueTimeoutMs, () => supervisor.shortage);
   const supervisor = new Supervisor(resolved, () => queue.drain(() => supervisor.take()));
   let closed = false;
   let closing: Promise<void> | undefined;
@@ -81,7 +81,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
     kind: 'process',
 
     run(request) {
-      if (closed) return Promise.resolve(failed({ kind: 'busy', message: 'the sandbox runtime is closed; no process can take the run' }));
+      if (closed) return Promise.resolve(failed({ kind: 'busy', busy: 'closed', message: 'the sandbox runtime is closed; no process can take the run' }));
       if (request.signal.aborted) return Promise.resolve(failed({ kind: 'abort', message: 'the run was aborted before it started' }));
       return new Promise<SandboxRunOutcome>((resolve) => {
         const start = (child: SandboxChild) => {
@@ -99,6 +99,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
     ready: () => supervisor.ready(),
 
     status(): SandboxPoolStatus {
+      const saturated = queue.size > 0 || supervisor.take() === undefined;
       return {
         children: supervisor.readyCount,
         busy: supervisor.busy,
@@ -109,7 +110,8 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
         memoryStopped: supervisor.memoryStopped,
         memoryBudgetBytes: resolved.memoryBudgetMiB * MiB,
         memoryUsedBytes: supervisor.chargedBytes,
-        saturated: queue.size > 0 || supervisor.take() === undefined,
+        saturated,
+        ...(saturated ? { saturatedBy: supervisor.shortage } : {}),
         isolatesReused: supervisor.isolatesReused,
       };
     },
@@ -119,7 +121,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
     close() {
       if (!closing) {
         closed = true;
-        queue.failAll({ kind: 'busy', message: 'the sandbox runtime closed before a process could take the run' });
+        queue.failAll({ kind: 'busy', busy: 'closed', message: 'the sandbox runtime closed before a process could take the run' });
         closing = supervisor.close('the sandbox runtime closed during the run; run it again');
       }
       return closing;

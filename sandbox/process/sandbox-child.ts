@@ -119,6 +119,8 @@ export class SandboxChild {
         maxActiveRuns: activeRunsPerChild(options),
         queueLimit: 1_000_000,
         queueTimeoutMs: options.queueTimeoutMs,
+        // The deadline below assumes a run waits here at most queueTimeoutMs.
+        queueTimeoutFromArrival: true,
       },
     });
   }
@@ -158,11 +160,20 @@ export class SandboxChild {
     return this.#report.reused;
   }
   get hasRoom(): boolean {
-    if (this.#state !== 'ready' || this.#runs.size >= this.#options.runsPerChild) return false;
+    return this.shortage === undefined;
+  }
+
+  /** What keeps this child from taking one more run: undefined when nothing does. */
+  get shortage(): 'compute' | 'memory' | 'not-ready' | undefined {
+    if (this.#state !== 'ready') return 'not-ready';
+    // The cap on runs held is an admission cap, as the memory budget is: no compute slot would help.
+    if (this.#runs.size >= this.#options.runsPerChild) return 'memory';
+    const memory = this.#runs.size === 0 || this.chargedBytes + this.#reserveBytes <= this.#budgetBytes;
+    if (!memory) return 'memory';
     // A few times the child's own gate: the parent learns that a run waits one IPC hop late, so the child
     // keeps a few runs queued locally and starts each the moment another begins to wait.
-    if (this.activeRuns >= ADMIT_AHEAD * activeRunsPerChild(this.#options)) return false;
-    return this.#runs.size === 0 || this.chargedBytes + this.#reserveBytes <= this.#budgetBytes;
+    if (this.activeRuns >= ADMIT_AHEAD * activeRunsPerChild(this.#options)) return 'compute';
+    return undefined;
   }
 
   /** Registers the run synchronously; the promise never rejects. */

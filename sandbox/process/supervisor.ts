@@ -63,6 +63,11 @@ export class Supervisor {
     return best;
   }
 
+  /** What a run waits for when no child takes it: a compute slot when a child with memory for it is at its gate of computing runs, else memory. */
+  get shortage(): 'compute' | 'memory' {
+    return this.#slots.some((child) => child.shortage === 'compute') ? 'compute' : 'memory';
+  }
+
   /** Budget charged to the children that take runs (a retiring child's runs end on their own). */
   get chargedBytes(): number {
     let total = 0;

@@ -42,8 +42,8 @@ export class DatabaseEventError extends Error {
 
 const APPEND = `
 WITH s AS (
-  INSERT INTO ptc_sessions AS s (session_id, last_seq) VALUES ($1, 1)
-  ON CONFLICT (session_id) DO UPDATE SET last_seq = s.last_seq + 1
+  INSERT INTO ptc_sessions AS s (session_id, last_seq, bytes, changed_at) VALUES ($1, 1, octet_length($2), now())
+  ON CONFLICT (session_id) DO UPDATE SET last_seq = s.last_seq + 1, bytes = s.bytes + octet_length($2), changed_at = now()
   RETURNING last_seq
 ), e AS (
   INSERT INTO ptc_events (session_id, seq, event) SELECT $1, last_seq, $2 FROM s RETURNING seq

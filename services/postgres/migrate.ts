@@ -44,6 +44,10 @@ const STEPS: readonly string[] = [
      PRIMARY KEY (session_id, call_id)
    )`,
   `CREATE INDEX IF NOT EXISTS ptc_runs_running ON ptc_runs (replica) WHERE state = 'running'`,
+  // Retention: what each session's events weigh, and when it last had one.
+  `ALTER TABLE ptc_sessions ADD COLUMN IF NOT EXISTS bytes bigint NOT NULL DEFAULT 0`,
+  `ALTER TABLE ptc_sessions ADD COLUMN IF NOT EXISTS changed_at timestamptz NOT NULL DEFAULT now()`,
+  `CREATE INDEX IF NOT EXISTS ptc_sessions_changed ON ptc_sessions (changed_at)`,
 ];
 
 export async function migrate(pool: Pool): Promise<void> {

@@ -50,6 +50,11 @@ export function describeFailure(failure: SandboxFailure, code: string, logs: rea
   return withLogs(lines, logs);
 }
 
+/** A cancelled run: what stopped, then the logs it wrote before (as a failed run keeps its logs). */
+export function describeCancellation(nestedCalls: number, logs: readonly string[]): string {
+  return withLogs([`run_code was cancelled; its ${nestedCalls} nested call(s) have stopped`], logs);
+}
+
 /** The `typecheck` failure: every diagnostic at line:col with its code frame. */
 export function describeTypecheckFailure(diagnostics: readonly TypecheckDiagnostic[], code: string, filename: string): string {
   const count = diagnostics.length === 1 ? '1 type error' : `${diagnostics.length} type errors`;

@@ -10,9 +10,10 @@ import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
 import type { DispatchToken, HookContext, ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
+import type { QueueOwner } from '../fair-queue.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
-import { describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
+import { describeCancellation, describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler } from './scheduler.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
 
@@ -71,7 +72,7 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       let runMs = timeoutMs;
       if (deps.typecheck !== 'off' && deps.typings !== undefined) {
         const started = performance.now();
-        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal)));
+        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId })));
         // The check's time is the run's time: what is left of timeoutMs is the program's.
         runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
       }
@@ -94,10 +95,11 @@ async function typecheckProgram(
   schemas: readonly ToolSchema[],
   timeoutMs: number,
   signal: AbortSignal,
+  owner: QueueOwner,
 ): Promise<string[]> {
   let diagnostics: TypecheckDiagnostic[];
   try {
-    diagnostics = await typings.check(code, schemas, { timeoutMs: mode === 'enforce' ? timeoutMs : Math.ceil(timeoutMs / 2), signal });
+    diagnostics = await typings.check(code, schemas, { timeoutMs: mode === 'enforce' ? timeoutMs : Math.ceil(timeoutMs / 2), signal, owner });
   } catch (error) {
     if (signal.aborted) throw new PtcError('ABORTED', 'run_code was cancelled during its type-check; nothing ran');
     // Only the pool's own errors are written for the model; anything else could carry host details.
@@ -144,7 +146,8 @@ async function runProgram(
       code,
       filename: FILENAME,
       toolNames,
-      sessionId: exec.sessionId,
+      // Only a named session may keep an isolate for its next run: session `default` is every caller's.
+      ...(exec.sessionNamed === true ? { sessionId: exec.sessionId } : {}),
       callTool: scheduler.callTool,
       limits: { timeoutMs, memoryMiB: limits.memoryMiB, maxLogBytes: limits.maxLogBytes, maxResultBytes: limits.maxResultBytes, maxArgBytes: limits.maxArgBytes },
       signal: exec.signal,
@@ -157,7 +160,7 @@ async function runProgram(
   }
   const logs = [...prelude, ...outcome.logs];
   if (exec.signal.aborted) {
-    throw new PtcError('ABORTED', `run_code was cancelled; its ${scheduler.submitted} nested call(s) have stopped`);
+    throw new PtcError('ABORTED', describeCancellation(scheduler.submitted, logs));
   }
   if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs), failureDetails(outcome.failure, scheduler));
   if (outcome.resultJson === undefined) return { logs };
@@ -175,6 +178,7 @@ function collectInto(store: WeakMap<DispatchToken, HookContext[]>, token: Dispat
 /** The structured fields of a failed run; the nested call only when this run really made it and it failed. */
 function failureDetails(failure: SandboxFailure, scheduler: RunScheduler): ErrorDetails {
   const details: ErrorDetails = { kind: failure.kind };
+  if (failure.busy !== undefined) details.busy = failure.busy;
   if (failure.line !== undefined) details.line = failure.line;
   if (failure.column !== undefined) details.column = failure.column;
   const toolName = failure.callId === undefined ? undefined : scheduler.failedCall(failure.callId);

@@ -3,6 +3,7 @@
  * types only: code mode asks for typings, the prompt and (opt-in) a
  * type-check; `typings/` implements it.
  */
+import type { QueueOwner } from '../fair-queue.ts';
 import type { ToolSchema } from '../tool.ts';
 import type { CodeModeLimits } from './limits.ts';
 
@@ -42,4 +43,6 @@ export interface TypecheckBudget {
   timeoutMs?: number;
   /** The run's signal: the check stops when it fires. */
   signal?: AbortSignal;
+  /** Whose turn the check waits for among others queued for the checker (src/fair-queue.ts). */
+  owner?: QueueOwner;
 }

@@ -3,10 +3,13 @@
  * its nested calls return and how often it calls them, so the stored copy of
  * rendered content is capped per event and per run before any sink sees it:
  *
- * - one event keeps at most `maxEventContentBytes` of content (a nested call's
- *   `arguments`, the `content` and error message of a result, the contexts a
- *   result carries, the `content` of an injected `agent/context`); past it
- *   the text is cut and a marker states the original size;
+ * - one event keeps at most `maxEventContentBytes` of content (the `content`
+ *   and error message of a result, the contexts a result carries, the
+ *   `content` of an injected `agent/context`); past it the text is cut and a
+ *   marker states the original size;
+ * - a nested call's `arguments` keep at most `maxEventArgumentBytes`: past it
+ *   they become a marker with the full size and the start of their JSON text,
+ *   so a short program cannot turn each large argument into a large event;
  * - the nested-call and `agent/context` events of one run keep at most
  *   `maxRunEventBytes` of such content together; past it later events keep
  *   their metadata (ids, name, isError, error code, source) and a marker
@@ -23,13 +26,16 @@ import type { JsonValue } from '../json.ts';
 export interface EventCaps {
   /** Bytes (UTF-8) of content one stored event keeps. Default 1 MiB (1,048,576). */
   maxEventContentBytes: number;
-  /** Bytes of content the nested-call events of one run keep together. Default 16 MiB (16,777,216). */
+  /** Bytes of content the nested-call events of one run keep together. Default 4 MiB (4,194,304). */
   maxRunEventBytes: number;
+  /** Bytes (UTF-8) of a nested call's argument JSON one `tool/ptc-dispatch-start` keeps. Default 64 KiB (65,536). */
+  maxEventArgumentBytes: number;
 }
 
 export const DEFAULT_EVENT_CAPS: Readonly<EventCaps> = Object.freeze({
   maxEventContentBytes: 1024 * 1024,
-  maxRunEventBytes: 16 * 1024 * 1024,
+  maxRunEventBytes: 4 * 1024 * 1024,
+  maxEventArgumentBytes: 64 * 1024,
 });
 
 /** Runs tracked at once; a run whose `tool/result` never came is forgotten oldest first. */
@@ -40,6 +46,7 @@ export function createEventCapper(partial: Partial<EventCaps> = {}): (event: New
   const caps: EventCaps = {
     maxEventContentBytes: partial.maxEventContentBytes ?? DEFAULT_EVENT_CAPS.maxEventContentBytes,
     maxRunEventBytes: partial.maxRunEventBytes ?? DEFAULT_EVENT_CAPS.maxRunEventBytes,
+    maxEventArgumentBytes: partial.maxEventArgumentBytes ?? DEFAULT_EVENT_CAPS.maxEventArgumentBytes,
   };
   for (const [key, value] of Object.entries(caps)) {
     if (!(Number.isSafeInteger(value) && value > 0)) throw new RangeError(`${key} must be a positive integer (got ${String(value)})`);
@@ -60,13 +67,16 @@ export function createEventCapper(partial: Partial<EventCaps> = {}): (event: New
     if (event.type === 'tool/ptc-dispatch-start') {
       const json = JSON.stringify(event.arguments);
       const bytes = Buffer.byteLength(json);
-      if (bytes <= budget) {
+      const perEvent = Math.min(caps.maxEventContentBytes, caps.maxEventArgumentBytes);
+      const argumentBudget = Math.min(budget, perEvent);
+      if (bytes <= argumentBudget) {
         spent.set(event.rootCallId, used + bytes);
         return event;
       }
-      spent.set(event.rootCallId, used + Math.min(bytes, budget));
-      const why = budget < caps.maxEventContentBytes ? overRun : overEvent;
-      const args: JsonValue = { truncated: `arguments of ${bytes} bytes not stored: ${why}` };
+      const why = argumentBudget < perEvent ? overRun : `over the ${perEvent}-byte cap for stored arguments (limits.maxEventArgumentBytes)`;
+      const preview = cutText(json, argumentBudget);
+      spent.set(event.rootCallId, used + Buffer.byteLength(preview));
+      const args: JsonValue = { truncated: `arguments of ${bytes} bytes not stored whole: ${why}`, bytes, preview };
       return { ...event, arguments: args };
     }
     const bytes = contentBytes(event.content);

@@ -12,10 +12,14 @@
  *
  * Faults: a failed round is cut back off the file (no torn line is left; if
  * even that fails, the file is closed and the reopen cuts the torn tail), its
- * events are dropped, and a `log/gap` line naming them takes their place at
- * the next write. Later events keep being persisted. While writes fail,
- * `health()` says so (the service's `/readyz`); it probes the folder and
- * recovers once a write succeeds again.
+ * events and every other line the failed flush waited for are dropped, and a
+ * `log/gap` line naming them takes their place at the next write. Later
+ * events keep being persisted. The unwritten backlog of all sessions is
+ * capped (`maxBacklogBytes`): past it `append` throws, so a full disk cannot
+ * grow the heap. While writes fail, `writeState()` and `health()` say so (the
+ * service refuses new runs and `/readyz` fails); `health()` probes the folder
+ * with a write as large as the round that failed, and the sink recovers once
+ * that or a real round succeeds.
  *
  * Open files: at most `maxOpenFiles` session files are held open; the least
  * recently used idle one is closed to open another, and reopened on demand.
@@ -37,6 +41,8 @@ export interface JsonlEventSinkOptions {
   maxOpenFiles?: number;
   /** Bytes written per round (one write + fsync); a larger backlog takes several rounds. Default 4 MiB. */
   maxRoundBytes?: number;
+  /** Bytes (UTF-8) of lines appended and not yet written, all sessions together. Default 64 MiB; past it `append` throws an {@link EventLogError} (reason `BACKLOG_FULL`). */
+  maxBacklogBytes?: number;
   /** File operations; node's by default (tests inject faults here). */
   fs?: SinkFs;
 }
@@ -52,8 +58,12 @@ export interface JsonlEventSink extends EventSink {
   readPage(sessionId: string, options?: ReadPageOptions): Promise<EventPage>;
   /** Every durable event with `seq > after`, in order (whole log in memory: prefer `readPage`). Throws on a damaged log. */
   read(sessionId: string, options?: { after?: number }): Promise<SessionLogEvent[]>;
-  /** Whether writes currently succeed; while they fail, each call (at most once a second) probes the folder. */
+  /** Whether writes currently succeed; while they fail, each call (at most once a second) probes the folder with a write as large as the round that failed. */
   health(): Promise<SinkHealth>;
+  /** The last known state, without probing: not ok from a failed write until a write succeeds. */
+  writeState(): SinkHealth;
+  /** Deletes a session's log (retention). False when the session is busy (events pending) or has no file; a later append starts a new log at seq 1. */
+  removeSession(sessionId: string): Promise<boolean>;
   /** Flushes every session and closes the files. Later appends throw. */
   close(): Promise<void>;
 }
@@ -76,6 +86,8 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 interface Line {
   seq: number;
   text: string;
+  /** UTF-8 bytes of `text`. */
+  bytes: number;
 }
 
 interface Waiter {
@@ -112,6 +124,7 @@ interface Session {
 
 const DEFAULT_MAX_OPEN = 32;
 const DEFAULT_ROUND_BYTES = 4 * 1024 * 1024;
+const DEFAULT_BACKLOG_BYTES = 64 * 1024 * 1024;
 const READ_CHUNK = 64 * 1024;
 const PROBE_INTERVAL_MS = 1_000;
 
@@ -123,6 +136,11 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
   const fs = options.fs ?? nodeSinkFs;
   const maxOpen = positive(options.maxOpenFiles ?? DEFAULT_MAX_OPEN, 'maxOpenFiles');
   const maxRoundBytes = positive(options.maxRoundBytes ?? DEFAULT_ROUND_BYTES, 'maxRoundBytes');
+  const maxBacklogBytes = positive(options.maxBacklogBytes ?? DEFAULT_BACKLOG_BYTES, 'maxBacklogBytes');
+  /** Bytes of lines stamped and not yet written or dropped (rounds in flight included). */
+  let backlog = 0;
+  /** Bytes of the round that last failed: the probe writes as much. */
+  let failedRoundBytes = 0;
   /** Least recently used first. */
   const sessions = new Map<string, Session>();
   const clock = isoClock();
@@ -132,6 +150,8 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
   const slotWaiters: (() => void)[] = [];
   let failing: { code: string; message: string } | undefined;
   let lastProbe = 0;
+  /** Logs being deleted: an append to one opens its new file only once the old one is gone. */
+  const removing = new Map<string, Promise<unknown>>();
 
   function fileOf(sessionId: string): string {
     if (typeof sessionId !== 'string' || !SESSION_ID_PATTERN.test(sessionId)) {
@@ -226,6 +246,7 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     if (s.opening !== undefined) return s.opening;
     if (s.fh !== undefined) return undefined;
     const opening = (async () => {
+      await removing.get(s.id);
       await acquireSlot(s);
       try {
         await openSession(fs, dir, s, syncDir);
@@ -287,8 +308,17 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
       stamped = Object.freeze(withoutContent(stamped, error)) as ToolEvent;
       text = `${JSON.stringify(stamped)}\n`;
     }
+    const bytes = Buffer.byteLength(text);
+    if (backlog + bytes > maxBacklogBytes) {
+      throw new EventLogError(
+        `the event log's unwritten backlog is at its ${maxBacklogBytes}-byte cap (writes are failing or slower than appends): event of session ${s.id} not stored`,
+        'BACKLOG_FULL',
+        undefined,
+      );
+    }
+    backlog += bytes;
     s.seq = seq;
-    s.buffer.push({ seq, text });
+    s.buffer.push({ seq, text, bytes });
     s.appended++;
     return stamped;
   }
@@ -329,16 +359,21 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
           if (s.fh === undefined) await ensureOpen(s);
           await writeRound(s, round.data);
           s.settled += round.lines.length;
+          backlog -= linesBytes(round.lines);
           failing = undefined;
+          failedRoundBytes = 0;
           settleWaiters(s);
         } catch (error) {
-          const lost = round.lines;
+          // Every line this flush waited for is dropped with the round: kept, they would only wait for the next failure.
+          const lost = [...round.lines, ...s.buffer.splice(0, Math.max(0, s.target - s.settled - round.lines.length))];
+          backlog -= linesBytes(lost);
           const fromSeq = round.gap?.fromSeq ?? lost[0].seq;
           const toSeq = lost.length > 0 ? lost[lost.length - 1].seq : (round.gap?.toSeq ?? 0);
           const failure = error instanceof EventLogError ? error : logError(s, error, 'write');
           s.gap = { fromSeq, toSeq, code: failure.reason, message: `events ${fromSeq}–${toSeq} were not stored: ${failure.reason}` };
           s.settled += lost.length;
           failing = { code: failure.reason, message: failure.message };
+          failedRoundBytes = Math.max(failedRoundBytes, round.data.length);
           const lostError = new EventLogError(`${failure.message}; events ${fromSeq}–${toSeq} of session ${s.id} were lost`, failure.reason, failure);
           for (const waiter of s.waiters.splice(0)) waiter.reject(lostError);
           s.target = s.settled;
@@ -409,13 +444,17 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
     return new EventLogError(`could not ${what} the session log of ${s.id} (${reason}): ${detail}`, reason, error);
   }
 
+  /** Writes and syncs as many bytes as the round that failed (a tiny write fits on a nearly full disk anyway). */
   async function probe(): Promise<void> {
     const file = join(dir, `.probe-${process.pid}`);
     await fs.mkdir(dir);
     const fh = await fs.open(file, 'w');
     try {
-      const data = Buffer.from('probe\n');
-      await fh.write(data, 0, data.length);
+      const data = Buffer.alloc(Math.max(6, Math.min(failedRoundBytes, maxRoundBytes)), 0x0a);
+      for (let offset = 0; offset < data.length; ) {
+        const { bytesWritten } = await fh.write(data, offset, data.length - offset);
+        offset += bytesWritten;
+      }
       await fh.datasync();
     } finally {
       await fh.close().catch(() => undefined);
@@ -461,6 +500,10 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
       }
     },
 
+    writeState() {
+      return failing === undefined ? { ok: true } : { ok: false, ...failing };
+    },
+
     async health() {
       if (failing === undefined) return { ok: true };
       if (Date.now() - lastProbe >= PROBE_INTERVAL_MS) {
@@ -468,12 +511,41 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
         try {
           await probe();
           failing = undefined;
+          failedRoundBytes = 0;
           return { ok: true };
         } catch {
           // Still failing.
         }
       }
       return failing === undefined ? { ok: true } : { ok: false, ...failing };
+    },
+
+    async removeSession(sessionId) {
+      const file = fileOf(sessionId);
+      const s = sessions.get(sessionId);
+      if (s !== undefined) {
+        if (s.opening !== undefined || s.writing || s.waiting > 0 || s.buffer.length > 0 || s.waiters.length > 0 || s.gap !== undefined) return false;
+        sessions.delete(sessionId);
+      }
+      const fh = s?.fh;
+      const removal = (async () => {
+        if (fh !== undefined) {
+          await fh.close().catch(() => undefined);
+          releaseSlot();
+        }
+        try {
+          await fs.unlink(file);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      removing.set(sessionId, removal);
+      try {
+        return await removal;
+      } finally {
+        if (removing.get(sessionId) === removal) removing.delete(sessionId);
+      }
     },
 
     async close() {
@@ -516,6 +588,12 @@ export function createJsonlEventSink(options: JsonlEventSinkOptions): JsonlEvent
       await fh.close().catch(() => undefined);
     }
   }
+}
+
+function linesBytes(lines: readonly Line[]): number {
+  let total = 0;
+  for (const line of lines) total += line.bytes;
+  return total;
 }
 
 function positive(value: number, name: string): number {

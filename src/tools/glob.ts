@@ -82,7 +82,7 @@ export function createGlobTool({ workspace, limits, ignoreDirectories, search }:
         ignoreDirectories: [...ignoreDirectories],
         maxResults: limits.maxResults,
       };
-      const { paths } = (await search.run(job, exec.signal)) as { paths: string[] };
+      const { paths } = (await search.run(job, exec.signal, { sessionId: exec.sessionId, runId: exec.rootCallId })) as { paths: string[] };
       return { paths };
     },
   });

@@ -3,9 +3,11 @@
  * every file below a directory. Skips binary files, files over the size
  * limit, special files, ignored directories, and symbolic links leading
  * outside the workspace. The pattern (and glob) are capped before compiling;
- * the search itself runs in a worker thread (search-jobs.ts), so a pattern
- * that backtracks forever holds a worker, not the host, until the search
- * time limit or the caller's signal terminates it.
+ * the search itself runs in a worker thread (search-jobs.ts), on RE2 in
+ * linear time where the pattern allows (linear-regex.ts), so only a pattern
+ * RE2 cannot run (a backreference, a lookaround) can backtrack, and then it
+ * holds a worker, not the host, until the search time limit or the caller's
+ * signal terminates it.
  */
 import { textContent } from '../content.ts';
 import { defineTool } from '../define-tool.ts';
@@ -80,7 +82,7 @@ export function createGrepTool({ workspace, limits, ignoreDirectories, search }:
         maxLineChars: limits.maxLineChars,
       };
       if (args.glob !== undefined) job.glob = args.glob;
-      return (await search.run(job, exec.signal)) as { matches: GrepMatch[] };
+      return (await search.run(job, exec.signal, { sessionId: exec.sessionId, runId: exec.rootCallId })) as { matches: GrepMatch[] };
     },
   });
 }

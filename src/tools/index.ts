@@ -22,6 +22,7 @@
  * before they are opened, and grep/glob patterns are capped before compiling
  * and matched in worker threads under a time limit (`TOOL_TIMEOUT`).
  */
+import type { TenantOfSession } from '../fair-queue.ts';
 import type { AnyToolDefinition } from '../tool.ts';
 import { createEditTool } from './edit.ts';
 import { createGlobTool } from './glob.ts';
@@ -52,6 +53,12 @@ export interface BuiltinToolsOptions {
    * inside them explicitly.
    */
   ignoreDirectories?: readonly string[];
+  /**
+   * The tenant a session belongs to, for a host that serves several: grep
+   * and glob calls waiting for a search worker take turns by tenant, then by
+   * run. Default: no tenants (runs take turns).
+   */
+  tenantOf?: TenantOfSession;
 }
 
 /** The default ignore list of glob and grep. */
@@ -68,7 +75,12 @@ export function createBuiltinTools(options: BuiltinToolsOptions): AnyToolDefinit
     workspace: openWorkspace(options.workspace),
     limits,
     ignoreDirectories: new Set(options.ignoreDirectories ?? DEFAULT_IGNORE_DIRECTORIES),
-    search: createSearchPool({ timeoutMs: limits.searchTimeoutMs, maxWorkers: limits.searchWorkers, heapMiB: limits.searchWorkerHeapMiB }),
+    search: createSearchPool({
+      timeoutMs: limits.searchTimeoutMs,
+      maxWorkers: limits.searchWorkers,
+      heapMiB: limits.searchWorkerHeapMiB,
+      tenantOf: options.tenantOf,
+    }),
   };
   return [
     createReadTool(context),

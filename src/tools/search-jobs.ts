@@ -9,6 +9,7 @@ import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { compileLinear } from './linear-regex.ts';
 import { looksBinary, truncateLine } from './text-file.ts';
 import { walkFiles } from './walk.ts';
 import { WorkspaceError } from './workspace-error.ts';
@@ -77,7 +78,8 @@ async function glob(job: GlobJob): Promise<{ paths: string[] }> {
 }
 
 async function grep(job: GrepJob): Promise<{ matches: GrepMatch[] }> {
-  const regex = new RegExp(job.pattern, job.flags);
+  // RE2 where the pattern allows (linear time); V8's engine, under the worker's timeout, for the rest.
+  const regex = compileLinear(job.pattern, job.flags.includes('i')) ?? new RegExp(job.pattern, job.flags);
   const filter = job.glob === undefined ? undefined : compileGlob('glob', job.glob, { dot: true, basename: true });
   const matches: GrepMatch[] = [];
   const search = async (absolute: string, display: string): Promise<boolean> => {

@@ -10,6 +10,9 @@
  * worker begins it, so neither the wait for a free worker nor a thread's
  * start-up counts): it then rejects `TOOL_TIMEOUT`.
  *
+ * Jobs wait their turn by tenant, then by run (src/fair-queue.ts), and no
+ * run or tenant takes the last free worker while it holds all the others.
+ *
  * Workers start on first use and are kept for the next job (a fresh thread
  * costs tens of ms of CPU); idle ones do not keep the process alive and are
  * closed after a minute. Each has a heap cap: a job past it fails, the host
@@ -19,6 +22,7 @@ import { Worker } from 'node:worker_threads';
 import type { SearchJob, SearchValue } from './search-jobs.ts';
 import type { SearchReply, SearchRequest } from './search-worker.ts';
 import { PtcError } from '../errors.ts';
+import { FairQueue, type QueueKeys, type QueueOwner, type TenantOfSession } from '../fair-queue.ts';
 import { WorkspaceError } from './workspace-error.ts';
 
 export interface SearchPoolOptions {
@@ -30,10 +34,13 @@ export interface SearchPoolOptions {
   heapMiB: number;
   /** An idle worker is closed after this long, ms. Default 60,000. */
   idleMs?: number;
+  /** The tenant of a session, so that tenants take turns before runs do (fair-queue.ts). Default: no tenants. */
+  tenantOf?: TenantOfSession;
 }
 
 export interface SearchPool {
-  run(job: SearchJob, signal: AbortSignal): Promise<SearchValue>;
+  /** `owner`: whose turn the job waits for (fair-queue.ts); a job without one is a run of its own. */
+  run(job: SearchJob, signal: AbortSignal, owner?: QueueOwner): Promise<SearchValue>;
   /** Terminates every worker; running and queued jobs reject, later ones too. For tests and shutdown. */
   close(): Promise<void>;
   /** Worker threads alive now. */
@@ -42,6 +49,7 @@ export interface SearchPool {
 
 interface Pending {
   job: SearchJob;
+  keys: QueueKeys;
   signal: AbortSignal;
   resolve(value: SearchValue): void;
   reject(error: unknown): void;
@@ -58,9 +66,16 @@ interface Slot {
 // The worker is a sibling module: .ts when running from source, .js once built.
 const WORKER_URL = new URL(`./search-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
-export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_000 }: SearchPoolOptions): SearchPool {
+export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_000, tenantOf }: SearchPoolOptions): SearchPool {
   const slots = new Set<Slot>();
-  const queue: Pending[] = [];
+  const queue = new FairQueue<Pending>(tenantOf);
+  let busy = 0;
+
+  /** The job leaves its worker: the worker no longer counts for its run and tenant. */
+  const leave = (pending: Pending): void => {
+    busy--;
+    queue.holding([pending.keys], -1);
+  };
   let nextId = 1;
   let closed = false;
 
@@ -68,6 +83,7 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
     const pending = slot.current;
     if (pending === undefined) return;
     slot.current = undefined;
+    leave(pending);
     clearTimeout(slot.jobTimer);
     pending.signal.removeEventListener('abort', pending.onAbort!);
     if ('value' in outcome) pending.resolve(outcome.value);
@@ -121,6 +137,7 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
     const pending = slot.current;
     if (pending === undefined) return;
     slot.current = undefined;
+    leave(pending);
     pending.signal.removeEventListener('abort', pending.onAbort!);
     void retire(slot).then(() => {
       pending.reject(
@@ -145,12 +162,15 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
     clearTimeout(slot.idleTimer);
     const id = nextId++;
     slot.current = { ...pending, id };
+    busy++;
+    queue.holding([pending.keys], 1);
     pending.signal.removeEventListener('abort', pending.onAbort!);
     // Running: cancelling means terminating the thread, then reporting.
     const onAbort = (): void => {
       const current = slot.current;
       if (current === undefined || current.id !== id) return;
       slot.current = undefined;
+      leave(current);
       void retire(slot).then(() => {
         pending.reject(pending.signal.reason);
         pump();
@@ -166,9 +186,10 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
     while (queue.length > 0 && !closed) {
       let free: Slot | undefined;
       for (const slot of slots) if (slot.current === undefined) free = slot;
-      if (free === undefined && slots.size < maxWorkers) free = spawn();
-      if (free === undefined) return;
-      start(free, queue.shift()!);
+      if (free === undefined && slots.size >= maxWorkers) return;
+      const next = queue.shift(maxWorkers, maxWorkers - busy);
+      if (next === undefined) return;
+      start(free ?? spawn(), next);
     }
   };
 
@@ -176,7 +197,7 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
     get size() {
       return slots.size;
     },
-    run(job, signal) {
+    run(job, signal, owner) {
       return new Promise<SearchValue>((resolve, reject) => {
         if (signal.aborted) {
           reject(signal.reason);
@@ -186,22 +207,19 @@ export function createSearchPool({ timeoutMs, maxWorkers, heapMiB, idleMs = 60_0
           reject(new WorkspaceError('io-error', 'the search pool is closed: the tools are shutting down'));
           return;
         }
-        const pending: Pending = { job, signal, resolve, reject };
+        const pending: Pending = { job, keys: queue.keysOf(owner), signal, resolve, reject };
         // Queued: cancelling just drops it.
         pending.onAbort = () => {
-          const index = queue.indexOf(pending);
-          if (index === -1) return;
-          queue.splice(index, 1);
-          reject(signal.reason);
+          if (queue.remove(pending)) reject(signal.reason);
         };
         signal.addEventListener('abort', pending.onAbort, { once: true });
-        queue.push(pending);
+        queue.push(pending, pending.keys);
         pump();
       });
     },
     async close() {
       closed = true;
-      for (const pending of queue.splice(0)) {
+      for (const pending of queue.drain()) {
         pending.signal.removeEventListener('abort', pending.onAbort!);
         pending.reject(new WorkspaceError('io-error', 'the search pool is closed: the tools are shutting down'));
       }

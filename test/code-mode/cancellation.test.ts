@@ -39,13 +39,15 @@ it('an outer abort disposes the isolate, aborts the in-flight call, abandons que
     }),
   );
   const controller = new AbortController();
-  const run = bench.runCode('await Promise.all([tools.slow({}), tools.quick({}), tools.quick({})]);', { signal: controller.signal, callId: 'r' });
+  const run = bench.runCode("console.log('before the calls');\nawait Promise.all([tools.slow({}), tools.quick({}), tools.quick({})]);", { signal: controller.signal, callId: 'r' });
   await entered.promise;
   await until(() => log.length === 1);
   controller.abort();
   const result = await run;
   log.push('run_code returned');
   expect(result.isError && result.error.info?.code).toBe('ABORTED');
+  // The logs the program wrote before it was cancelled stay in the response, as a timed-out run's do.
+  expect(result.isError && result.error.message).toMatch(/^run_code was cancelled; its \d+ nested call\(s\) have stopped\n\nlogs:\nbefore the calls$/);
   expect(log).toEqual(['slow started', 'slow settled', 'run_code returned']);
   const events = bench.sink.events('s1').map((e) => [e.type, 'callId' in e ? e.callId : '']);
   expect(events).toEqual([

@@ -8,7 +8,8 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const loaded = new Set<string>();
 registerHooks({
   load(url, context, next) {
-    if (url.startsWith('file:')) {
+    // A package.json read is metadata (createCodeMode finds isolated-vm's native build through it), not the package's code.
+    if (url.startsWith('file:') && !url.endsWith('/package.json')) {
       const path = fileURLToPath(url);
       const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
       if (pkg !== null) loaded.add(pkg[1]);

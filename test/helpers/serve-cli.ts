@@ -25,6 +25,8 @@ export interface ServeCliOptions {
   cwd: string;
   /** Arguments after `serve --port 0`. */
   args?: readonly string[];
+  /** The CLI to start; default this repository's services/cli.ts (an installed package's bin, for example). */
+  cli?: string;
   /** Node flags before the CLI; default `--no-node-snapshot` (the CLI adds the others it needs by re-executing itself). */
   nodeFlags?: readonly string[];
   /** The child's environment; default this process's. */
@@ -50,7 +52,7 @@ export interface ServedCli {
 }
 
 export async function serveCli(options: ServeCliOptions): Promise<ServedCli> {
-  const child = spawn(NODE, [...(options.nodeFlags ?? ['--no-node-snapshot']), CLI, 'serve', '--port', '0', ...(options.args ?? [])], {
+  const child = spawn(NODE, [...(options.nodeFlags ?? ['--no-node-snapshot']), options.cli ?? CLI, 'serve', '--port', '0', ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', options.stderr ?? 'pipe'],

@@ -120,7 +120,7 @@ describe('/mcp over Streamable HTTP', () => {
     const result = await ended;
     if (!result.isError) throw new Error('the run was not cancelled');
     expect(result.error.info?.code).toBe('ABORTED');
-    expect(result.error.message).toBe('tool "run_code" was cancelled while it ran and has stopped');
+    expect(result.error.message).toBe('run_code was cancelled; its 1 nested call(s) have stopped');
   });
 
   it('serves the typings as resources: the whole .d.ts and one tool', async () => {
@@ -136,7 +136,8 @@ describe('/mcp over Streamable HTTP', () => {
     expect(text).toContain('interface ToolArgsMap');
     expect(text).toContain('fixture__typed');
     expect(text).not.toContain('fixture__fail');
-    await expect(client.readResource({ uri: 'ptc://typings/nope' })).rejects.toThrow(/no resource/);
+    // The code once, as the client's SDK writes it; the server's text is only the reason.
+    await expect(client.readResource({ uri: 'ptc://typings/nope' })).rejects.toThrow(/^MCP error -32602: no resource "ptc:\/\/typings\/nope": read ptc:\/\/typings or/);
   });
 
   it('sends tools/list_changed when an upstream changes its tools', async () => {

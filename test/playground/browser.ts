@@ -1,7 +1,9 @@
 /**
- * Debian's chromium driven by playwright-core (no browser download): one
- * browser per test file, a fresh profile directory, and every console
- * message and page error of a page collected for assertions.
+ * Chromium driven by playwright-core: the system's when it has one, else the
+ * build that ships inside the @sparticuz/chromium dev dependency, so a fresh
+ * machine needs nothing but `npm ci`. One browser per test file, a fresh
+ * profile directory, and every console message and page error of a page
+ * collected for assertions.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -9,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-export const CHROMIUM = process.env.PTC_CHROMIUM ?? '/usr/bin/chromium';
+/** A browser named by the caller, else the system's chromium when it has one. */
+const SYSTEM_CHROMIUM = process.env.PTC_CHROMIUM ?? '/usr/bin/chromium';
 /** Screenshots of the main states, kept as test artefacts (ignored by git). */
 export const ARTIFACTS = new URL('./artifacts/', import.meta.url).pathname;
 /** The built page: `npm test` builds it first (pretest). */
@@ -20,15 +23,30 @@ export interface Launched {
   close(): Promise<void>;
 }
 
+interface Browser {
+  executablePath: string;
+  args: string[];
+}
+
+async function findBrowser(): Promise<Browser> {
+  if (existsSync(SYSTEM_CHROMIUM)) return { executablePath: SYSTEM_CHROMIUM, args: [] };
+  if (process.env.PTC_CHROMIUM !== undefined) throw new Error(`no chromium at ${SYSTEM_CHROMIUM} (PTC_CHROMIUM): point it at a chromium binary or unset it`);
+  // The packaged build unpacks itself into the temp directory once and reuses it after; its flags
+  // (single process, no zygote) are the ones it is built to run with.
+  const packaged = (await import('@sparticuz/chromium')).default;
+  return { executablePath: await packaged.executablePath(), args: packaged.args };
+}
+
 export async function launch(): Promise<Launched> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does it)`);
+  const browser = await findBrowser();
   if (!existsSync(BUILT_PAGE)) throw new Error('the playground is not built: npm run build:playground (npm test does it first)');
   const profile = await mkdtemp(path.join(tmpdir(), 'ptc-chromium-'));
   // A fresh --user-data-dir: playwright takes it as the persistent context's directory.
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: browser.executablePath,
     viewport: { width: 1400, height: 900 },
     args: [
+      ...browser.args,
       '--headless',
       '--no-sandbox',
       '--disable-gpu',

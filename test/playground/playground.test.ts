@@ -1,5 +1,5 @@
 /**
- * The playground page in a real browser (Debian's chromium via playwright-core)
+ * The playground page in a real browser (chromium via playwright-core)
  * against a real server on port 0. Screenshots of the main states go to
  * test/playground/artifacts/ (ignored by git).
  */

@@ -7,7 +7,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULTS, ENV } from '../../services/config.ts';
+import { ConfigError, DEFAULTS, ENV, loadConfig, PLACEHOLDER_TOKENS } from '../../services/config.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const deploy = path.join(root, 'deploy');
@@ -119,6 +119,12 @@ describe('deploy/kubernetes', async () => {
     for (const name of envNamesIn(readme)) expect(ENV_NAMES, name).toContain(name);
   });
 
+  it("the Secret's token is a placeholder the service refuses to start with", () => {
+    const secret = one(docs, 'Secret') as Doc & { stringData: Record<string, string> };
+    expect(PLACEHOLDER_TOKENS).toContain(secret.stringData[ENV.token]);
+    expect(() => loadConfig({ cwd: root, env: { [ENV.token]: secret.stringData[ENV.token] } })).toThrow(ConfigError);
+  });
+
   it('points the Service, the PodDisruptionBudget and the autoscaler at the Deployment', () => {
     const labels = spec.template.metadata.labels;
     expect(spec.selector.matchLabels).toEqual(labels);
@@ -152,6 +158,22 @@ describe('deploy/compose.yaml', async () => {
       expect(service.environment!.PTC_DATABASE_URL).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//);
     }
     for (const name of envNamesIn(text)) expect(ENV_NAMES, name).toContain(name);
+  });
+
+  it("mounts named volumes only on folders the image makes and gives to its user, so they are uid 1000's", async () => {
+    const dockerfile = await readFile(path.join(root, 'Dockerfile'), 'utf8');
+    const made = /^RUN mkdir -p ((?:\/\S+ ?)+) && chown -R node:node (\/\S+)$/m.exec(dockerfile);
+    expect(made, 'a RUN mkdir -p … && chown -R node:node … line').not.toBeNull();
+    const [folders, owned] = [made![1].trim().split(' '), made![2]];
+    const named = new Set(Object.keys((doc.toJS() as { volumes?: Record<string, unknown> }).volumes ?? {}));
+    for (const [name, service] of replicas) {
+      for (const volume of service.volumes ?? []) {
+        const [source, target] = volume.split(':');
+        if (!named.has(source)) continue;
+        expect(folders, `${name}: ${volume}`).toContain(target);
+        expect(target.startsWith(`${owned}/`), `${name}: ${volume}`).toBe(true);
+      }
+    }
   });
 
   it('puts a round-robin proxy over exactly those replicas', async () => {

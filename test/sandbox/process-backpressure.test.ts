@@ -35,7 +35,7 @@ describe('process runtime: backpressure', () => {
     expect(await pool.runtime.run(request('return "flood"'))).toEqual({
       ok: false,
       logs: [],
-      failure: { kind: 'busy', message: 'no sandbox capacity: 2 runs are already waiting; try again shortly' },
+      failure: { kind: 'busy', busy: 'queue-full', message: 'no sandbox capacity: 2 runs are already waiting; try again shortly' },
     });
 
     pool.release();
@@ -46,13 +46,13 @@ describe('process runtime: backpressure', () => {
     expect(pool.runtime.status()).toMatchObject({ busy: 0, queued: 0 });
   });
 
-  it('fails a run `busy` when no child frees up within queueTimeoutMs', async () => {
+  it('fails a run `busy` when no child frees up while the queue stands still for queueTimeoutMs', async () => {
     const pool = await occupiedPool({ queueLimit: 4, queueTimeoutMs: 200 });
     const started = performance.now();
     expect(await pool.runtime.run(request('return 1'))).toEqual({
       ok: false,
       logs: [],
-      failure: { kind: 'busy', message: 'no sandbox capacity freed up within 200 ms; try again shortly' },
+      failure: { kind: 'busy', busy: 'memory', message: 'no sandbox memory headroom freed up within 200 ms; try again shortly' },
     });
     expect(performance.now() - started).toBeGreaterThanOrEqual(195);
     expect(pool.runtime.status().queued).toBe(0);

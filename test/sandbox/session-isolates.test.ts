@@ -158,6 +158,19 @@ describe('isolates kept for a session (in-process runtime)', () => {
         expect(result.isError).toBe(false);
       }
       expect(reused(runtime)).toBe(before + 1);
+      // Without a sessionId a call is in session `default`, every such caller's: its runs keep no isolate.
+      const unnamed = reused(runtime);
+      for (const n of [3, 4, 5]) {
+        const result = await registry.dispatch({ name: 'run_code', arguments: { code: `return await tools.echo({ n: ${n} })`, description: 'echo' } });
+        expect(result.isError).toBe(false);
+      }
+      expect(reused(runtime)).toBe(unnamed);
+      // Named `default` explicitly (as the service names it), the session keeps its isolate.
+      for (const n of [6, 7]) {
+        const result = await registry.dispatch({ name: 'run_code', arguments: { code: `return await tools.echo({ n: ${n} })`, description: 'echo' }, sessionId: 'default' });
+        expect(result.isError).toBe(false);
+      }
+      expect(reused(runtime)).toBe(unnamed + 1);
     } finally {
       await codeMode.close();
     }

@@ -3,6 +3,7 @@
  * rebinding), the request-receive timeout (slow bodies), the connection caps
  * per client and in total, and the data folder kept out of the workspace.
  */
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdir, symlink } from 'node:fs/promises';
@@ -144,14 +145,14 @@ describe('slow bodies', () => {
   });
 });
 
-/** Opens a kept-alive socket from `localAddress` and sends one probe: resolves 'answered' or 'closed'. */
-function probeSocket(port: number, localAddress: string): Promise<{ socket: net.Socket; outcome: 'answered' | 'closed' }> {
+/** Opens a kept-alive socket from `localAddress` and sends one probe: resolves with the first bytes of the answer, or 'closed'. */
+function probeSocket(port: number, localAddress: string): Promise<{ socket: net.Socket; outcome: 'answered' | 'closed'; head: string }> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1', localAddress });
     socket.on('error', () => undefined);
     socket.on('connect', () => socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'));
-    socket.once('data', () => resolve({ socket, outcome: 'answered' }));
-    socket.once('close', () => resolve({ socket, outcome: 'closed' }));
+    socket.once('data', (chunk: Buffer) => resolve({ socket, outcome: 'answered', head: chunk.toString() }));
+    socket.once('close', () => resolve({ socket, outcome: 'closed', head: '' }));
   });
 }
 
@@ -161,6 +162,7 @@ describe('connection caps', () => {
     running = await startServer({ maxConnectionsPerClient: 3, maxConnections: 5 });
   });
   afterAll(() => running.server.close());
+  const openConnections = () => new Promise<number>((resolve, reject) => running.server.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 
   it('refuses connection N+1 of one client while another client still gets in, and caps the total', async () => {
     const port = Number(new URL(running.url).port);
@@ -170,15 +172,107 @@ describe('connection caps', () => {
       expect(outcome).toBe('answered');
       first.push(socket);
     }
+    // One more of the same client: answered 503 and closed, never served.
     const fourth = await probeSocket(port, '127.0.0.1');
-    expect(fourth.outcome).toBe('closed');
+    expect(fourth.head).toMatch(/^HTTP\/1\.1 503 /);
+    expect(fourth.head).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(fourth.head).toMatch(/\r\nconnection: close\r\n/i);
+    expect(fourth.head).toContain('"code":"TOO_MANY_CONNECTIONS"');
 
     // Another client (Linux routes all of 127/8 to loopback).
     const other = [await probeSocket(port, '127.0.0.2'), await probeSocket(port, '127.0.0.2')];
     expect(other.map((o) => o.outcome)).toEqual(['answered', 'answered']);
     // Five open in total: a third client is refused too.
     expect((await probeSocket(port, '127.0.0.3')).outcome).toBe('closed');
-    for (const socket of [...first, ...other.map((o) => o.socket)]) socket.destroy();
+    for (const socket of [...first, ...other.map((o) => o.socket), fourth.socket]) socket.destroy();
+  });
+
+  it("answers fetch past the client's cap with 503, Retry-After and Connection: close, and counts it in /metrics", async () => {
+    const port = Number(new URL(running.url).port);
+    // The server has seen the earlier test's sockets close.
+    await expect.poll(openConnections).toBe(0);
+    const held = await Promise.all([0, 1, 2].map(() => probeSocket(port, '127.0.0.1')));
+    expect(held.map((h) => h.outcome)).toEqual(['answered', 'answered', 'answered']);
+    // Node's fetch (undici) opens a fresh connection: it reads the refusal, not a reset.
+    const refused = await fetch(`${running.url}/v1/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'return 1' }) });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('connection')).toBe('close');
+    expect(await refused.json()).toMatchObject({ code: 'TOO_MANY_CONNECTIONS' });
+    for (const h of held) h.socket.destroy();
+    await expect.poll(openConnections).toBe(0);
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    expect(Number(/^ptc_connections_refused_total\{cap="per-client"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/** Posts bodies of `sizes` MiB from a separate Node process with fetch (undici), one after another; the statuses or fetch's error codes. */
+function fetchFromAnotherProcess(url: string, sizes: number[]): Promise<string[]> {
+  const script = `
+    const out = [];
+    for (const mib of ${JSON.stringify(sizes)}) {
+      try {
+        const response = await fetch(${JSON.stringify(url)}, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'x'.repeat(mib * 1048576) }) });
+        const body = await response.json();
+        out.push(response.status + ' ' + body.code);
+      } catch (error) {
+        out.push('fetch failed ' + (error.cause?.code ?? error.message));
+      }
+    }
+    console.log(JSON.stringify(out));`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 60_000 }, (error, stdout) => (error === null ? resolve(JSON.parse(stdout) as string[]) : reject(error)));
+  });
+}
+
+describe('oversize bodies', () => {
+  let running: Running;
+  beforeAll(async () => {
+    running = await startServer();
+  });
+  afterAll(() => running.server.close());
+
+  it('a Node fetch client reads the 413: the server reads and discards the rest of the body before it closes', async () => {
+    // The client is another process, as in real use: in this one, the server's close and the client's writes take turns.
+    const answers = await fetchFromAnotherProcess(`${running.url}/v1/run`, [3, 10, 3, 10, 3, 10]);
+    expect(answers).toEqual(Array(6).fill('413 BODY_TOO_LARGE'));
+  });
+
+  it('a curl-style client (announces the length, reads once it has sent) still reads the 413', async () => {
+    const port = Number(new URL(running.url).port);
+    const head = await new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let text = '';
+      socket.on('error', () => undefined);
+      socket.on('connect', () => socket.write(`POST /v1/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${3 * 1048576}\r\n\r\n`));
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(head).toContain('"code":"BODY_TOO_LARGE"');
+  });
+
+  it('stops lingering past four times bodyLimit: a client that keeps sending is cut off', async () => {
+    const port = Number(new URL(running.url).port);
+    const sent = await new Promise<number>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let bytes = 0;
+      const chunk = Buffer.alloc(256 * 1024, 120);
+      const pump = () => {
+        while (socket.writable && bytes < 64 * 1048576) {
+          bytes += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+      };
+      socket.on('error', () => undefined);
+      socket.on('connect', () => {
+        socket.write(`POST /v1/run HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1048576}\r\n\r\n`);
+        pump();
+      });
+      socket.on('close', () => resolve(bytes));
+    });
+    // Cut off well before the announced 64 MiB (the bound is 4 MiB after the answer, plus socket buffers).
+    expect(sent).toBeLessThan(32 * 1048576);
   });
 });
 

@@ -21,7 +21,7 @@ afterEach(async () => {
 });
 
 async function postRun(url: string, body: object): Promise<{ status: number; text: string; json: Record<string, unknown> }> {
-  const response = await fetch(`${url}/v1/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/v1/run?events=full`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const text = await response.text();
   return { status: response.status, text, json: JSON.parse(text) as Record<string, unknown> };
 }
@@ -136,7 +136,7 @@ describe('session logs through the service', () => {
     expect(last.next).toBeUndefined();
   });
 
-  it('a data folder that cannot be written: the run still answers, /readyz fails with the cause, reads fail clearly, and a later good write recovers', { timeout: 60_000 }, async () => {
+  it('a data folder that cannot be written: the run answers and says its events were lost, /readyz fails with the cause, new runs get 503, reads fail clearly, and recovery needs no restart', { timeout: 60_000 }, async () => {
     const { dirs, start: go } = await start();
     const server = await go();
     // A first run waits for the sandbox pool; then the server is ready.
@@ -148,7 +148,9 @@ describe('session logs through the service', () => {
     await writeFile(path.join(dirs.data, 'sessions'), 'not a folder');
     const run = await postRun(server.url, { code: 'return 1', sessionId: 'blocked' });
     expect(run.status).toBe(200);
-    expect(run.json.value).toEqual({ logs: [], result: 1 });
+    expect(run.json.value, run.text).toEqual({ logs: [], result: 1 });
+    // The response does not claim events the log lacks.
+    expect(run.json.eventsLost).toMatchObject({ code: 'EVENT_LOG_FAILED', reason: expect.stringMatching(/ENOTDIR|EEXIST/) });
 
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(503);
@@ -160,11 +162,18 @@ describe('session logs through the service', () => {
     expect(read.status).toBe(503);
     expect(((await read.json()) as { code: string }).code).toBe('EVENT_LOG_UNAVAILABLE');
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    // While writes fail, new runs are refused at once instead of running unrecorded.
+    const refused = await postRun(server.url, { code: 'return 1', sessionId: 'blocked' });
+    expect(refused.status).toBe(503);
+    expect(refused.json).toMatchObject({ code: 'STORAGE_UNAVAILABLE', message: expect.stringMatching(/session logs cannot be written \((ENOTDIR|EEXIST)\)/) });
+    expect(refused.text).not.toContain(dirs.base);
 
     await rm(path.join(dirs.data, 'sessions'));
+    // Recovery without a restart: the probe (at most once a second) finds the folder writable again.
+    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
     const again = await postRun(server.url, { code: 'return 2', sessionId: 'blocked' });
     expect(again.status).toBe(200);
-    await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+    expect(again.json.eventsLost).toBeUndefined();
     const page = (await (await fetch(`${server.url}/v1/sessions/blocked/events`)).json()) as { events: { callId: string; seq: number }[] };
     expect(page.events.map((e) => [e.seq, e.callId])).toEqual([[1, (again.json as { callId: string }).callId]]);
   });

@@ -86,3 +86,64 @@ describe('capacity settings', () => {
     expect(() => parseConfigFile({ pool: { memoryBudgetMiB: 0 } })).toThrow(/pool\.memoryBudgetMiB must be >= 1/);
   });
 });
+
+describe('503s name their cause', () => {
+  it('no compute slot: /readyz and /metrics say so; a full queue: QUEUE_FULL; the queued run runs once the slot frees', async () => {
+    const { url, server } = await startServer({ pool: { maxActiveRuns: 1, queueLimit: 1, queueTimeoutMs: 600_000 } });
+    try {
+      await server.core.runtime.ready();
+      // Computing, never awaiting: it holds the one compute slot until cancelled.
+      const holder = await post(
+        `${url}/v1/run`,
+        { code: "console.log('started');\nfor (;;) {}", callId: 'holder', timeoutMs: 600_000 },
+        { accept: 'text/event-stream' },
+      );
+      let queued: Promise<Response> | undefined;
+      let full: Response | undefined;
+      let ready: Response | undefined;
+      let metrics = '';
+      await readSse(holder, (event) => {
+        if (event.event !== 'log') return;
+        void (async () => {
+          ready = await fetch(`${url}/readyz`);
+          queued = post(`${url}/v1/run`, { code: 'return 1' });
+          await expect.poll(() => server.core.runtime.status().queued).toBe(1);
+          full = await post(`${url}/v1/run`, { code: 'return 2' });
+          metrics = await (await fetch(`${url}/metrics`)).text();
+          await fetch(`${url}/v1/runs/holder`, { method: 'DELETE' });
+        })();
+      });
+      expect(ready!.status).toBe(503);
+      expect(await json(ready!)).toMatchObject({ code: 'NOT_READY', message: expect.stringContaining('compute slot') });
+      expect(full!.status).toBe(503);
+      expect(await json(full!)).toMatchObject({ code: 'QUEUE_FULL' });
+      expect(metrics).toMatch(/^ptc_pool_saturated_by\{cause="compute"\} 1$/m);
+      expect(metrics).toMatch(/^ptc_pool_saturated_by\{cause="memory"\} 0$/m);
+      // The slot freed: the queued run ran.
+      expect(await json(queued!)).toMatchObject({ isError: false, value: { result: 1 } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('no compute slot and no queue: NO_COMPUTE_SLOT with Retry-After', async () => {
+    const { url, server } = await startServer({ pool: { maxActiveRuns: 1, queueLimit: 0 } });
+    try {
+      await server.core.runtime.ready();
+      const holder = await post(`${url}/v1/run`, { code: "console.log('started');\nfor (;;) {}", callId: 'holder', timeoutMs: 600_000 }, { accept: 'text/event-stream' });
+      let refused: Response | undefined;
+      await readSse(holder, (event) => {
+        if (event.event !== 'log') return;
+        void (async () => {
+          refused = await post(`${url}/v1/run`, { code: 'return 1' });
+          await fetch(`${url}/v1/runs/holder`, { method: 'DELETE' });
+        })();
+      });
+      expect(refused!.status).toBe(503);
+      expect(refused!.headers.get('retry-after')).toBe('1');
+      expect(await json(refused!)).toMatchObject({ code: 'NO_COMPUTE_SLOT', message: expect.stringContaining('compute slot') });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -58,6 +58,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ cwd, env: { PTC_TOKEN: 'short' } })).toThrow(/shorter than 16 characters/);
   });
 
+  it("refuses the manifests' placeholder token, as the single token and as a tenant's", async () => {
+    const placeholder = /the token is the placeholder of deploy\/kubernetes\/secret\.yaml, which anyone can read: set a long random one/;
+    const cwd = await dirWith();
+    expect(() => loadConfig({ cwd, env: { PTC_TOKEN: 'replace-with-openssl-rand-hex-32' } })).toThrow(placeholder);
+    const tenants = await dirWith({ auth: { tokens: [{ name: 'acme', token: 'replace-with-openssl-rand-hex-32' }] } });
+    expect(() => loadConfig({ cwd: tenants, env: {} })).toThrow(placeholder);
+    expect(loadConfig({ cwd, env: { PTC_TOKEN: 'replace-with-something-else-0123' } }).token).toBe('replace-with-something-else-0123');
+  });
+
   it('takes the token from auth.token and checks mcpServers', async () => {
     const cwd = await dirWith({ auth: { token: 'x'.repeat(20) }, mcpServers: { fs: { command: 'npx', cwd: 'srv' } } });
     const config = loadConfig({ cwd, env: {} });

@@ -45,7 +45,7 @@ describe('ptcPlugin on a host instance', () => {
     expect(await json(fetch(`${url}/host/square?n=7`))).toEqual({ square: 49 });
     expect((await fetch(`${url}/ptc/v1/tools`)).status).toBe(401);
     expect((await fetch(`${url}/ptc/healthz`)).status).toBe(200);
-    const body = await json(post(`${url}/ptc/v1/run`, { code: `return await tools.add({ a: 2, b: 3 })`, sessionId: 'h' }, auth));
+    const body = await json(post(`${url}/ptc/v1/run?events=full`, { code: `return await tools.add({ a: 2, b: 3 })`, sessionId: 'h' }, auth));
     expect(body).toMatchObject({ isError: false, value: { result: 5 }, stats: { calls: 1 } });
     expect(await json(fetch(`${url}/ptc/v1/sessions/h/events`, { headers: auth }))).toEqual({ events: body.events });
     const strict = await post(`${url}/ptc/v1/run`, { code: 'return 1', timeoutMs: '5' }, auth);

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../services/config.ts';
@@ -106,11 +106,33 @@ describe('limits', () => {
   });
 });
 
+describe('/readyz and the folders the server writes', () => {
+  it('is 503 while the workspace or the data folder cannot be written, naming which but not its path, and ready again after', async () => {
+    const dir = await tempDir();
+    const workspace = path.join(dir, 'workspace');
+    const dataDir = path.join(dir, 'data');
+    const { url } = await start({ workspace, dataDir });
+    await expect.poll(async () => (await fetch(`${url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
+    for (const [name, folder] of [['workspace', workspace], ['data', dataDir]]) {
+      // Gone stands in for not writable: the check is the same (this test may run as root, whom modes do not stop).
+      await rename(folder, `${folder}.away`);
+      const refused = await fetch(`${url}/readyz`);
+      expect(refused.status).toBe(503);
+      const body = (await refused.json()) as { code: string; message: string };
+      expect(body.code).toBe('NOT_READY');
+      expect(body.message).toContain(`the ${name} folder is not writable by this process (ENOENT)`);
+      expect(body.message).not.toContain(dir);
+      await rename(`${folder}.away`, folder);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    }
+  });
+});
+
 describe('durable sessions', () => {
   it('events are readable after the server restarts on the same data dir', async () => {
     const dataDir = await tempDir();
     const first = await startServer({ dataDir });
-    const run = await json(post(`${first.url}/v1/run`, { code: `await tools.glob({ pattern: '*' });\nreturn 1`, sessionId: 's1', callId: 'r1' }));
+    const run = await json(post(`${first.url}/v1/run?events=full`, { code: `await tools.glob({ pattern: '*' });\nreturn 1`, sessionId: 's1', callId: 'r1' }));
     await first.server.close();
     expect(await readdir(path.join(dataDir, 'sessions'))).toContain('s1.jsonl');
 

@@ -31,6 +31,42 @@ describe('POST /v1/run', () => {
     expect(JSON.stringify(body.events)).not.toContain('"value"');
   });
 
+  it('?events=summary (the default) gives ids, names, isError and times; full the content too; none nothing', async () => {
+    running = await startServer();
+    const code = `await tools.write({ file_path: 'b.txt', content: 'secret text' });\nreturn (await tools.read({ file_path: 'b.txt' })).lines[0].text;`;
+    const byDefault = await json(post(`${running.url}/v1/run`, { code, sessionId: 'detail', callId: 'd1' }));
+    const summary = await json(post(`${running.url}/v1/run?events=summary`, { code, sessionId: 'detail', callId: 'd2' }));
+    const full = await json(post(`${running.url}/v1/run?events=full`, { code, sessionId: 'detail', callId: 'd3' }));
+    const none = await json(post(`${running.url}/v1/run?events=none`, { code, sessionId: 'detail', callId: 'd4' }));
+    for (const body of [byDefault, summary, full, none]) expect(body.value.result).toBe('secret text');
+
+    const keys = (body: { events: object[] }) => body.events.map((event) => Object.keys(event).sort());
+    expect(keys(byDefault)).toEqual(keys(summary));
+    expect(summary.events[1]).toEqual({
+      type: 'tool/ptc-dispatch',
+      sessionId: 'detail',
+      seq: expect.any(Number),
+      at: expect.any(String),
+      callId: 'd2:ptc:1',
+      rootCallId: 'd2',
+      parentCallId: 'd2',
+      name: 'write',
+      isError: false,
+    });
+    expect(summary.events.at(-1)).toEqual({ type: 'tool/result', sessionId: 'detail', seq: expect.any(Number), at: expect.any(String), callId: 'd2', name: 'run_code', isError: false });
+    expect(JSON.stringify(summary.events)).not.toContain('secret text');
+
+    // The content stays in the session log, which full repeats.
+    const log = await json(fetch(`${running.url}/v1/sessions/detail/events`));
+    expect(full.events).toEqual(log.events.filter((event: { callId: string; rootCallId?: string }) => (event.rootCallId ?? event.callId) === 'd3'));
+    expect(JSON.stringify(full.events)).toContain('secret text');
+    expect(full.events.map((event: { seq: number }) => event.seq)).toEqual(summary.events.map((event: { seq: number }) => event.seq + 5));
+    expect(none.events).toEqual([]);
+
+    const refused = await post(`${running.url}/v1/run?events=everything`, { code });
+    expect(refused.status).toBe(400);
+  });
+
   it('a failing program is still a 200 with isError', async () => {
     running = await startServer();
     const response = await post(`${running.url}/v1/run`, { code: `console.log('before');\nthrow new Error('boom');` });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundedPrettyJson } from '../../src/code-mode/pretty-json.ts';
 import { renderRunCode } from '../../src/code-mode/render.ts';
-import { createEventCapper } from '../../src/event-sinks/event-caps.ts';
+import { DEFAULT_EVENT_CAPS, createEventCapper } from '../../src/event-sinks/event-caps.ts';
 import type { NewToolEvent } from '../../src/events.ts';
 import type { FrozenJsonValue, JsonValue } from '../../src/json.ts';
 
@@ -78,10 +78,39 @@ describe('event caps', () => {
     expect(kept.slice(0, 3).reduce((a, b) => a + b, 0) - 2 * 1_000).toBeLessThan(1_000 + 200);
     // Arguments count too.
     const start: NewToolEvent = { type: 'tool/ptc-dispatch-start', sessionId: 's', rootCallId: 'run', parentCallId: 'run', callId: 'run:ptc:11', name: 'read', arguments: { file_path: 'a' } };
-    expect((cap(start) as { arguments: JsonValue }).arguments).toEqual({ truncated: expect.stringMatching(/not stored: this run's stored events reached/) });
+    expect((cap(start) as { arguments: JsonValue }).arguments).toMatchObject({ bytes: 17, truncated: expect.stringMatching(/not stored whole: this run's stored events reached/) });
     // The run's tool/result ends its accounting; a new run gets the whole budget.
     cap({ type: 'tool/result', sessionId: 's', callId: 'run', name: 'run_code', isError: false, content: [] });
     expect(textOf(cap(nested('z'.repeat(1_000), 1)))).toBe('z'.repeat(1_000));
+  });
+
+  it('keeps at most maxEventArgumentBytes of a nested call\'s arguments, with a marker, the full size and the start of the JSON', () => {
+    const cap = createEventCapper();
+    const big = { path: 'a', text: 'é'.repeat(400_000) };
+    const json = JSON.stringify(big);
+    const start: NewToolEvent = { type: 'tool/ptc-dispatch-start', sessionId: 's', rootCallId: 'r', parentCallId: 'r', callId: 'r:ptc:1', name: 'write', arguments: big };
+    const stored = (cap(start) as unknown as { arguments: { truncated: string; bytes: number; preview: string } }).arguments;
+    expect(stored.bytes).toBe(Buffer.byteLength(json));
+    expect(stored.truncated).toMatch(/arguments of 800\d{3} bytes not stored whole: over the 65536-byte cap for stored arguments \(limits\.maxEventArgumentBytes\)/);
+    expect(Buffer.byteLength(stored.preview)).toBeLessThanOrEqual(64 * 1024);
+    expect(Buffer.byteLength(stored.preview)).toBeGreaterThan(64 * 1024 - 4);
+    expect(json.startsWith(stored.preview)).toBe(true);
+    // Small arguments are kept as they are.
+    const small: NewToolEvent = { ...start, callId: 'r:ptc:2', arguments: { path: 'b' } };
+    expect(cap(small)).toBe(small);
+  });
+
+  it('a run of many large-argument calls stores no more than maxRunEventBytes of arguments', () => {
+    const cap = createEventCapper();
+    const text = 'x'.repeat(200 * 1024);
+    let total = 0;
+    for (let i = 1; i <= 100; i++) {
+      const event = cap({ type: 'tool/ptc-dispatch-start', sessionId: 's', rootCallId: 'r', parentCallId: 'r', callId: `r:ptc:${i}`, name: 'write', arguments: { text } });
+      total += Buffer.byteLength(JSON.stringify((event as { arguments: JsonValue }).arguments));
+    }
+    expect(DEFAULT_EVENT_CAPS.maxRunEventBytes).toBe(4 * 1024 * 1024);
+    expect(total).toBeLessThan(4 * 1024 * 1024 + 100 * 300);
+    expect(total).toBeGreaterThan(4 * 1024 * 1024 - 64 * 1024);
   });
 
   it('caps a tool/result content and error message', () => {

@@ -244,6 +244,73 @@ describe('JSONL sink: bounds and faults', () => {
     expect((await sink.readPage('f', { after: 1 })).events.map((e) => e.seq)).toEqual([4, 5]);
   });
 
+  it('a full disk: a failed flush drops every line it waited for, so nothing piles up behind it', async () => {
+    const { fs, state } = faultyFs();
+    const sink = sinkAt({ fs, maxRoundBytes: 4096 });
+    await sink.append(resultEvent('d', 'ok1'));
+    await sink.flush('d');
+    state.spaceLeft = 0;
+    // Ten runs' worth of events that each take several rounds: every flush fails, none leaves lines behind.
+    for (let run = 0; run < 10; run++) {
+      for (let i = 0; i < 8; i++) sink.append(resultEvent('d', `lost-${run}-${i}`, 'x'.repeat(2048)));
+      await expect(sink.flush('d')).rejects.toMatchObject({ reason: 'ENOSPC' });
+    }
+    expect(sink.writeState()).toMatchObject({ ok: false, code: 'ENOSPC' });
+    state.spaceLeft = undefined;
+    sink.append(resultEvent('d', 'ok2'));
+    await sink.flush('d');
+    const events = await linesOf('d');
+    // One gap for the 80 lost lines, then the next good event: no lost line is written late.
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'tool/result'],
+      [81, 'log/gap'],
+      [82, 'tool/result'],
+    ]);
+    expect(events[1]).toMatchObject({ fromSeq: 2, toSeq: 81 });
+    expect(sink.writeState()).toEqual({ ok: true });
+  });
+
+  it('caps the unwritten backlog: past maxBacklogBytes append throws BACKLOG_FULL, and takes events again once written', async () => {
+    const sink = sinkAt({ maxBacklogBytes: 64 * 1024 });
+    await sink.append(resultEvent('b', 'first'));
+    let appended = 0;
+    let refused: unknown;
+    for (let i = 0; i < 100 && refused === undefined; i++) {
+      try {
+        sink.append(resultEvent('b', `c${i}`, 'y'.repeat(4096)));
+        appended++;
+      } catch (error) {
+        refused = error;
+      }
+    }
+    expect(refused).toBeInstanceOf(EventLogError);
+    expect(refused).toMatchObject({ code: 'EVENT_LOG_FAILED', reason: 'BACKLOG_FULL', message: expect.stringMatching(/65536-byte cap/) });
+    expect(appended).toBeGreaterThan(10);
+    expect(appended).toBeLessThan(16);
+    await sink.flush('b');
+    sink.append(resultEvent('b', 'after', 'y'.repeat(4096)));
+    await sink.flush('b');
+    const ids = callIds(await linesOf('b'));
+    expect(ids).toHaveLength(appended + 2);
+    expect(ids.at(-1)).toBe('after');
+  });
+
+  it('readiness needs a write as large as the one that failed: a tiny probe that fits is not recovery', async () => {
+    const { fs, state } = faultyFs();
+    const sink = sinkAt({ fs });
+    state.spaceLeft = 0;
+    sink.append(resultEvent('p', 'big', 'z'.repeat(8192)));
+    await expect(sink.flush('p')).rejects.toMatchObject({ reason: 'ENOSPC' });
+    // A few bytes are free: enough for a small probe, not for the round that failed.
+    state.spaceLeft = 1024;
+    expect(await sink.health()).toMatchObject({ ok: false, code: 'ENOSPC' });
+    expect(sink.writeState()).toMatchObject({ ok: false });
+    state.spaceLeft = undefined;
+    sink.append(resultEvent('p', 'ok'));
+    await sink.flush('p');
+    expect(await sink.health()).toEqual({ ok: true });
+  });
+
   it('a failed write whose cut-back also fails: the file is closed and the reopen cuts the torn tail', async () => {
     const { fs, state } = faultyFs();
     const sink = sinkAt({ fs });

@@ -7,7 +7,7 @@ let h: Harness;
 beforeEach(async () => {
   h = await createHarness();
   for (let d = 0; d < 10; d++) for (let f = 0; f < 20; f++) await h.file(`d${d}/f${f}.txt`, `needle ${d} ${f}\n`);
-  // A line that sends ^(a+)+$ into exponential backtracking: the search never ends on its own.
+  // A line that sends ^(a+)+\1$ (a backreference: V8, not RE2) into exponential backtracking: the search never ends on its own.
   await h.file('stuck/line.txt', `${'a'.repeat(34)}!\n`);
 });
 afterEach(async () => {
@@ -28,7 +28,7 @@ describe('searches honour exec.signal', () => {
   it('a grep stuck backtracking in its worker stops when the signal fires, and the next grep runs', async () => {
     const tools = createBuiltinTools({ workspace: h.root });
     const controller = new AbortController();
-    const stuck = tool('grep', tools).execute({ pattern: '^(a+)+$', path: 'stuck' }, exec('grep', controller.signal));
+    const stuck = tool('grep', tools).execute({ pattern: '^(a+)+\\1$', path: 'stuck' }, exec('grep', controller.signal));
     // The host loop still turns while the worker backtracks: this timer fires before the grep settles.
     const order: string[] = [];
     void stuck.catch(() => order.push('grep settled'));
@@ -68,7 +68,7 @@ describe('searches honour exec.signal', () => {
 
   it('through the registry, a cancel while the worker backtracks reports ABORTED', async () => {
     const controller = new AbortController();
-    const pending = h.call('grep', { pattern: '^(a+)+$', path: 'stuck/line.txt' }, controller.signal);
+    const pending = h.call('grep', { pattern: '^(a+)+\\1$', path: 'stuck/line.txt' }, controller.signal);
     await new Promise((resolve) => setTimeout(resolve, 0));
     controller.abort();
     const result = await pending;

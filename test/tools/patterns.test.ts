@@ -20,6 +20,9 @@ afterEach(async () => {
   await h.dispose();
 });
 
+/** Backtracks for ever on V8 over stuck/line.txt; RE2 refuses it (a backreference), so it runs on V8 in a worker. */
+const HOSTILE = '^(a+)+\\1$';
+
 const codeOf = (result: Awaited<ReturnType<Harness['call']>>) => (result.isError ? result.error.info?.code : 'ok');
 
 /** Resolves with the labels in the order they happened: the call's settling vs a turn of the host loop. */
@@ -102,8 +105,13 @@ describe('pattern caps (checked before compiling)', () => {
 });
 
 describe('matching is bounded (worker thread, per-call deadline)', () => {
-  it('grep ^(a+)+$ over 34 a and a ! fails TOOL_TIMEOUT, and the host loop turns while it runs', async () => {
-    const pending = h.call('grep', { pattern: '^(a+)+$', path: 'stuck/line.txt' });
+  it('grep ^(a+)+$ over 34 a and a ! ends at once on the linear engine; with a backreference it runs on V8 and ends TOOL_TIMEOUT', async () => {
+    expect(await h.value('grep', { pattern: '^(a+)+$', path: 'stuck/line.txt' })).toEqual({ matches: [] });
+    expect(await h.value('grep', { pattern: '^(a+)+!$', path: 'stuck', ignoreCase: true })).toEqual({ matches: [{ path: 'stuck/line.txt', lineNumber: 1, line: `${'a'.repeat(34)}!` }] });
+  });
+
+  it('grep with a backtracking pattern RE2 refuses fails TOOL_TIMEOUT, and the host loop turns while it runs', async () => {
+    const pending = h.call('grep', { pattern: HOSTILE, path: 'stuck/line.txt' });
     expect(await raceWithLoop(pending)).toEqual(['loop turned', 'call settled']);
     const result = await pending;
     expect(codeOf(result)).toBe('TOOL_TIMEOUT');
@@ -119,7 +127,7 @@ describe('matching is bounded (worker thread, per-call deadline)', () => {
   });
 
   it('more hostile calls than workers all end TOOL_TIMEOUT (queued ones wait), and ordinary calls work afterwards', async () => {
-    const hostile = Array.from({ length: 3 }, () => h.call('grep', { pattern: '^(a+)+$', path: 'stuck' }));
+    const hostile = Array.from({ length: 3 }, () => h.call('grep', { pattern: HOSTILE, path: 'stuck' }));
     const codes = (await Promise.all(hostile)).map(codeOf);
     expect(codes).toEqual(Array(3).fill('TOOL_TIMEOUT'));
     expect(await h.value('grep', { pattern: 'alpha' })).toEqual({ matches: [{ path: 'src/a.ts', lineNumber: 1, line: 'export const alpha = 1;' }] });
@@ -134,7 +142,7 @@ describe('search pool', () => {
       kind: 'grep',
       root: h.root,
       base: { absolute: `${h.root}/stuck/line.txt`, display: 'stuck/line.txt', isDirectory: false },
-      pattern: '^(a+)+$',
+      pattern: HOSTILE,
       flags: '',
       ignoreDirectories: [],
       maxResults: 10,
