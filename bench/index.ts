@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { section as capacity } from './capacity.bench.ts';
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
+import { section as durable } from './durable.bench.ts';
 import { section as json } from './json.bench.ts';
 import { section as mcp } from './mcp.bench.ts';
 import { section as openapi } from './openapi.bench.ts';
@@ -30,7 +31,7 @@ import { section as processPool } from './process-pool.bench.ts';
 import { section as typings } from './typings.bench.ts';
 import type { BenchSection } from './section.ts';
 
-const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, processPool, capacity, mcp, openapi, peer];
+const SECTIONS: BenchSection[] = [json, dispatch, typings, codeMode, durable, processPool, capacity, mcp, openapi, peer];
 
 function selected(argv: readonly string[]): BenchSection[] {
   const at = argv.indexOf('--only');

@@ -4,7 +4,7 @@
  * (`createCodeMode` in the `ptc-executor` entry) and the service
  * (services/core.ts) both come through here, so they cannot drift apart.
  */
-import { createCodeModeCore, type CodeMode, type CodeModeKind } from '../src/code-mode/code-mode.ts';
+import { createCodeModeCore, type CodeMode, type CodeModeCoreOptions, type CodeModeKind } from '../src/code-mode/code-mode.ts';
 import { RUNTIME_KINDS, type RuntimeKind } from '../src/code-mode/choices.ts';
 import type { CodeModeLimits } from '../src/code-mode/limits.ts';
 import type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
@@ -53,6 +53,14 @@ export interface CodeModeOptions {
   typings?: TypingsService;
   /** Every console line of every run as it is logged. */
   onLog?(line: string, call: { callId: string; sessionId: string }): void;
+  /** Tools whose calls need approval besides those whose definitions say so, by glob; see `createCodeModeCore`. */
+  approvals?: CodeModeCoreOptions['approvals'];
+  /** Where paused runs wait for a decision (default in memory); `createFileJournalStore(dir)` keeps them across restarts. */
+  journal?: CodeModeCoreOptions['journal'];
+  /** How long a paused run waits for a decision, ms. Default 24 h. */
+  approvalTtlMs?: number;
+  /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
+  now?(): number;
 }
 
 /** Code Mode with its sandbox runtime: `runtime` is the one it runs programs in (its pool status, its readiness). */
@@ -93,6 +101,10 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
       ...(options.mode === undefined ? {} : { mode: options.mode }),
       ...(options.typecheck === undefined ? {} : { typecheck: options.typecheck }),
       ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+      ...(options.journal === undefined ? {} : { journal: options.journal }),
+      ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
     });
   } catch (error) {
     if (owned) void runtime.close();
@@ -108,6 +120,10 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
     typings: () => core.typings(),
     prompt: () => core.prompt(),
     asTool: () => core.asTool(),
+    pending: (callIdPrefix) => core.pending(callIdPrefix),
+    decide: (callId, decision, call) => core.decide(callId, decision, call),
+    rollback: (callId, rollbackOptions) => core.rollback(callId, rollbackOptions),
+    durableStatus: (callId) => core.durableStatus(callId),
     close() {
       closing ??= (async () => {
         await core.close();

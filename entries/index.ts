@@ -45,6 +45,9 @@ export type {
   ExecuteHook,
   PostExecuteHook,
   AdmitHook,
+  ApprovalCall,
+  ApprovalPredicate,
+  RevertCall,
 } from '../src/tool.ts';
 export { defineTool } from '../src/define-tool.ts';
 export type { ToolSpec } from '../src/define-tool.ts';
@@ -57,6 +60,9 @@ export type {
   PtcDispatchEvent,
   PtcDispatchStartEvent,
   AgentContextEvent,
+  RunPausedEvent,
+  RunResumedEvent,
+  RunRevertedEvent,
   EventSink,
   LogGapEvent,
   SessionLogEvent,
@@ -93,6 +99,16 @@ export { createCodeMode } from '../compose/code-mode.ts';
 export { UnsupportedRuntimeError } from '../compose/runtime-support.ts';
 export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../compose/code-mode.ts';
 export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult } from '../src/code-mode/code-mode.ts';
+
+// Durable runs: approvals, journals and their stores.
+export { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
+export type { ApprovalRule } from '../src/code-mode/approval-rules.ts';
+export type { DurableRunStatus, PausedRun, PausedValue, RollbackReport } from '../src/code-mode/durable-runs.ts';
+export { JournalCorruptError } from '../src/code-mode/journal-store.ts';
+export type { ApprovalDecision, JournalEntry, JournalEntryState, JournalStore, PendingCall, RunJournal, RunJournalStatus } from '../src/code-mode/journal-store.ts';
+export { createMemoryJournalStore } from '../src/code-mode/memory-journal-store.ts';
+export { createFileJournalStore } from '../src/code-mode/file-journal-store.ts';
+export type { FileJournalStoreOptions } from '../src/code-mode/file-journal-store.ts';
 export { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
 export type { CodeModeLimits } from '../src/code-mode/limits.ts';
 export type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';

@@ -258,11 +258,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         request.onStart?.();
       },
       // Not async (a microtask hop less per nested call); never throws, like the callTool it wraps.
-      callTool: (name, argsJson, onValueChunk) => {
+      callTool: (name, argsJson, onValueChunk, readsJson) => {
         if (inFlight++ === 0) setActive(activity, false);
         let pending: Promise<SandboxCallOutcome>;
         try {
-          pending = request.callTool(name, argsJson, onValueChunk);
+          pending = request.callTool(name, argsJson, onValueChunk, readsJson);
         } catch (error) {
           pending = Promise.reject(error);
         }

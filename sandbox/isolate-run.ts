@@ -17,7 +17,7 @@ import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-
 /** What the host answers to the guest; set per run, before the program starts. */
 interface Bindings {
   /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`, see GuestApi.chunk). */
-  call(name: string, argsJson: string, onValueChunk: ValueChunkSink): Promise<string>;
+  call(name: string, argsJson: string, onValueChunk: ValueChunkSink, readsJson: string | undefined): Promise<string>;
   log(level: string, text: string): void;
   timer(id: number, ms: number): Promise<string>;
   clearTimer(id: number): void;
@@ -273,19 +273,27 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
       if (sync) syncCalls.clear();
       const call = bindings.call;
       let at = sync ? 1 : 0;
+      let reads: string | undefined;
       while (at < batch.length) {
         const colon = batch.indexOf(':', at);
         const nameEnd = colon + 1 + Number(batch.slice(at, colon));
         const colon2 = batch.indexOf(':', nameEnd);
         const argsEnd = colon2 + 1 + Number(batch.slice(nameEnd, colon2));
+        // An entry without a name is not a call: the reads a recording guest made before the next one.
+        if (nameEnd === colon + 1) {
+          reads = batch.slice(colon2 + 1, argsEnd);
+          at = argsEnd;
+          continue;
+        }
         const n = ++ordinal;
         running++;
         const name = batch.slice(colon + 1, nameEnd);
         if (sync) syncCalls.set(n, name);
-        call(name, batch.slice(colon2 + 1, argsEnd), (json, shape) => pushChunk(n, json, shape)).then(
+        call(name, batch.slice(colon2 + 1, argsEnd), (json, shape) => pushChunk(n, json, shape), reads).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
         );
+        reads = undefined;
         at = argsEnd;
       }
       if (sync) {
@@ -571,11 +579,11 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     sharedReplies: shared,
     slowTool: (name) => control?.onSlowTool?.(name),
     // Not async: each await is a microtask hop on every nested call.
-    call: (name, argsJson, onValueChunk) => {
+    call: (name, argsJson, onValueChunk, readsJson) => {
       if (forced !== undefined) return Promise.resolve('F');
       let pending;
       try {
-        pending = request.callTool(name, argsJson, onValueChunk);
+        pending = request.callTool(name, argsJson, onValueChunk, readsJson);
       } catch {
         return Promise.resolve(HOST_FAILED);
       }
@@ -716,9 +724,10 @@ async function execute(
   script.release();
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
   const slowTools = control?.slowTools ?? [];
-  const config = JSON.stringify(
-    shared === undefined ? { maxLogBytes, maxResultBytes, maxArgBytes } : { maxLogBytes, maxResultBytes, maxArgBytes, slowTools, syncWaitMs: control?.syncWaitMs ?? DEFAULT_SYNC_WAIT_MS },
-  );
+  const settings: Record<string, unknown> =
+    shared === undefined ? { maxLogBytes, maxResultBytes, maxArgBytes } : { maxLogBytes, maxResultBytes, maxArgBytes, slowTools, syncWaitMs: control?.syncWaitMs ?? DEFAULT_SYNC_WAIT_MS };
+  if (request.recordReads !== undefined) settings.reads = request.recordReads.replay;
+  const config = JSON.stringify(settings);
   // Shared, not copied: isolated-vm hands the guest the same memory.
   const sharedArg = shared === undefined ? undefined : new ivm.ExternalCopy(shared).copyInto({ release: true });
   // The program starts now: a measurement asked for earlier would not cover it.

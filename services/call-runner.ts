@@ -25,6 +25,8 @@ export interface CallResponse {
   error?: { message: string; info?: ToolErrorInfo };
   meta?: JsonValue;
   events: ToolEvent[];
+  /** Present when a run paused for approval: `{ callId, pending: [{ seq, toolName, args }], expiresAt }` (also in `value.paused`). */
+  paused?: JsonValue;
   /**
    * What the call produced for the next model request, from its durable
    * events: injects (`agent/context`) in order, then the contexts on its
@@ -63,6 +65,8 @@ export interface CallRequest {
   arguments: unknown;
   sessionId: string;
   run: TrackedRun;
+  /** Runs the call instead of dispatching `name` (a decision resuming a paused run). */
+  dispatch?(signal: AbortSignal): Promise<ToolExecutionResult>;
 }
 
 export interface CallObserver {
@@ -105,7 +109,10 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   const started = performance.now();
   let result: ToolExecutionResult;
   try {
-    result = await registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal, ...agentOf(registry) });
+    result =
+      request.dispatch !== undefined
+        ? await request.dispatch(run.signal)
+        : await registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal, ...agentOf(registry) });
   } finally {
     unwatch?.();
     unwatchLogs?.();
@@ -124,7 +131,11 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   }
   const body: CallResponse = { callId, sessionId, isError: result.isError, content: result.content, events, stats: { wallMs, calls } };
   if (result.isError) body.error = result.error;
-  else body.value = result.value;
+  else {
+    body.value = result.value;
+    const paused = pausedOf(result.value);
+    if (paused !== undefined) body.paused = paused;
+  }
   if (result.meta !== undefined) body.meta = result.meta;
   const contexts = contextsOfEvents(events);
   if (contexts.length > 0) body.contexts = contexts;
@@ -138,6 +149,11 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
     };
   }
   return body;
+}
+
+/** run_code's `paused` member, when its run paused. */
+function pausedOf(value: JsonValue): JsonValue | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value.paused : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * The commands: `serve`, `mcp`, `run`, `typings`, `tools`. Every option documents
+ * The commands: `serve`, `mcp`, `run`, `typings`, `tools`, and the client commands
+ * `approvals`, `approve`, `deny` (services/cli-client.ts). Every option documents
  * its default and environment variable; flags win over the environment,
  * which wins over `ptc.config.json`.
  */
@@ -7,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { leaveProcess } from '../sandbox/leave-process.ts';
 import type { JsonValue } from '../src/json.ts';
+import { addApprovalCommands } from './cli-client.ts';
 import { configFileSchema } from './config-schema.ts';
 import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
 
@@ -121,6 +123,7 @@ export function buildProgram(): Command {
         await core.close();
       }
     });
+  addApprovalCommands(program);
   return program;
 }
 

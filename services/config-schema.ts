@@ -46,6 +46,9 @@ const limitsSchema = group('Sandbox limits; an unset field keeps the code mode d
   ),
   maxCalls: positiveInt().describe('Nested calls per run. Default 1,000. Past it: `call-limit`.'),
   maxParallelCalls: positiveInt().describe('Concurrency-safe nested calls in flight per run. Default 10; more wait.'),
+  maxJournalValueBytes: positiveInt().describe(
+    "Bytes (UTF-8) of one nested call's value a paused run's journal may keep. Default 1 MiB. Past it the pause fails: `output-limit`.",
+  ),
 });
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 
@@ -243,6 +246,22 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
       'PostgreSQL connection string (`postgres://user:pass@host:5432/db`): session events, runs and heartbeats go to the database, shared by every replica. Default: none (JSONL files under `dataDir`).',
     ),
   databasePoolSize: z.int().min(1).max(1000).describe("Connections in this replica's PostgreSQL pool (plus one held for LISTEN). Default 10."),
+  approvals: z
+    .array(
+      z
+        .strictObject({
+          tools: z.string().min(1).describe('A glob of tool names (picomatch), such as `github__create_*`.'),
+          when: z.literal('always').describe('`always`: every call of a matching tool waits for a decision.'),
+        })
+        .describe('One approval rule.'),
+    )
+    .describe(
+      "Tools whose calls from a program wait for a person's approval (the run pauses; `POST /v1/runs/:callId/decision` resumes it), besides those whose definitions say so. For MCP and other tools you do not write. Default [].",
+    ),
+  approvalTtlMs: z
+    .int()
+    .min(1)
+    .describe('How long a paused run waits for a decision, ms. Default 86,400,000 (24 h); a later decision denies the call with reason `expired`.'),
 });
 
 /** The config file as written (before defaults, env and flags). */
@@ -280,7 +299,9 @@ type Defaulted =
   | 'typingsBudget'
   | 'databasePoolSize'
   | 'tools'
-  | 'openapi';
+  | 'openapi'
+  | 'approvals'
+  | 'approvalTtlMs';
 
 /**
  * The fully resolved configuration (paths absolute): the file's keys with

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type * as z from 'zod/v4';
+import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
 import {
   CONFIG_FILE_JSON_SCHEMA,
@@ -152,6 +153,8 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     configDir: dir,
     tools: toolModules(pick('tools'), file.tools, cwd, dir),
     openapi: resolveOpenApiSpecs(file.openapi ?? {}, dir),
+    approvals: (file.approvals ?? []).map((rule) => ({ ...rule })),
+    approvalTtlMs: file.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS,
   };
   const databaseUrl = pick('databaseUrl') ?? file.databaseUrl;
   if (databaseUrl !== undefined) {

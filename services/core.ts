@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createCodeMode, type ComposedCodeMode } from '../compose/code-mode.ts';
+import { createFileJournalStore } from '../src/code-mode/file-journal-store.ts';
 import { createJsonlEventSink } from '../src/event-sinks/jsonl-sink.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
 import type { McpLogger } from '../src/mcp/index.ts';
@@ -96,6 +97,10 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     mode: config.mode,
     typecheck: config.typecheck,
     onLog: logs.onLog,
+    approvals: config.approvals,
+    approvalTtlMs: config.approvalTtlMs,
+    // The server keeps paused runs in its data folder, so they survive a restart; commands that never serve keep them in memory.
+    ...(durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
   });
   const runtime = codeMode.runtime;
   // The service starts its sandbox with the process, not on the first request (its pool fills

@@ -16,6 +16,8 @@ export const HTTP_ERROR_CODES = {
   NOT_FOUND: { status: 404, fix: 'Check the method and path against /docs/json.' },
   RUN_NOT_FOUND: { status: 404, fix: 'Nothing to cancel: the run already ended or never started under that callId.' },
   CALL_ID_IN_USE: { status: 409, fix: 'Use a fresh callId, or omit it to get a random one.' },
+  RUN_NOT_PAUSED: { status: 409, fix: 'The run is not waiting for a decision (decided already, resuming, or rolled back): read it with GET /v1/runs/:callId; nothing was changed.' },
+  JOURNAL_CORRUPT: { status: 500, fix: "The paused run's stored journal cannot be read; nothing ran: start the work again as a new run. Operators: see the file under <data dir>/journals." },
   BODY_TOO_LARGE: { status: 413, fix: 'Send a smaller body (shorter code or arguments), or raise bodyLimit in the config.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'Send the body as `content-type: application/json`.' },
   RATE_LIMITED: { status: 429, fix: 'Wait for the number of seconds in Retry-After, then retry.' },

@@ -16,6 +16,7 @@
  */
 import { Ajv } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { CodeMode } from '../src/code-mode/code-mode.ts';
 import type { SandboxPoolStatus } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createBearerAuth } from './auth.ts';
@@ -24,6 +25,7 @@ import type { SessionSource } from './call-runner.ts';
 import { sendError } from './http-errors.ts';
 import type { LogRouter } from './log-router.ts';
 import type { PtcMetrics } from './metrics.ts';
+import { registerApprovalRoutes } from './routes-approvals.ts';
 import { registerCallRoutes } from './routes-calls.ts';
 import { registerInfoRoutes } from './routes-info.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
@@ -37,9 +39,12 @@ export interface PromptSource {
   prompt(): Promise<string>;
 }
 
+/** What the durable-run routes need of a code mode (`createCodeMode(...)` has it); without them those routes answer 404. */
+export type DurableControls = Pick<CodeMode, 'pending' | 'decide' | 'rollback' | 'durableStatus'>;
+
 export interface PtcPluginOptions {
   registry: ToolRegistry;
-  codeMode: PromptSource;
+  codeMode: PromptSource & Partial<DurableControls>;
   /**
    * Where session events are read (`GET /v1/sessions/:id/events`). A store
    * from `createSessionStore` (also the registry's event sink) gives live
@@ -103,5 +108,6 @@ export const ptcPlugin: FastifyPluginAsync<PtcPluginOptions> = async (app: Fasti
     return outbound.body(reply.raw, payload);
   });
   registerCallRoutes(app, { ...options, runs, ledger, outbound });
+  registerApprovalRoutes(app, options);
   registerInfoRoutes(app, { ...options, outbound });
 };

@@ -21,14 +21,16 @@ export interface EventSummary {
   callId: string;
   rootCallId?: string;
   parentCallId?: string;
-  name: string;
+  /** The tool's name (absent on the run's own run/* events). */
+  name?: string;
   isError?: boolean;
 }
 
 export type DetailedCallResponse = Omit<CallResponse, 'events'> & { events: ToolEvent[] | EventSummary[] };
 
 export function summarizeEvent(event: ToolEvent): EventSummary {
-  const summary: EventSummary = { type: event.type, sessionId: event.sessionId, seq: event.seq, at: event.at, callId: event.callId, name: event.name };
+  const summary: EventSummary = { type: event.type, sessionId: event.sessionId, seq: event.seq, at: event.at, callId: event.callId };
+  if ('name' in event) summary.name = event.name;
   if ('rootCallId' in event) summary.rootCallId = event.rootCallId;
   if ('parentCallId' in event) summary.parentCallId = event.parentCallId;
   if ('isError' in event) summary.isError = event.isError;

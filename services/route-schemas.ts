@@ -45,6 +45,11 @@ const CALL_RESPONSE = {
       },
     },
     meta: { description: 'Presentation metadata (direct tool calls only).' },
+    paused: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Present when the run paused for approval: { callId, pending: [{ seq, toolName, args }], expiresAt }; decide it with POST /v1/runs/:callId/decision.',
+    },
     events: {
       type: 'array',
       items: looseObject,
@@ -147,7 +152,7 @@ export const CANCEL_SCHEMA = {
 export const RUN_STATUS_SCHEMA = {
   summary: 'Where a call runs and how it ended',
   description:
-    'Any replica answers: with a database the runs table is shared; without one, the replica knows its own recent runs. `lost`: the replica running it stopped heartbeating; its session log ends with a failed `tool/result` (code RUN_LOST).',
+    'Any replica answers: with a database the runs table is shared; without one, the replica knows its own recent runs. `lost`: the replica running it stopped heartbeating; its session log ends with a failed `tool/result` (code RUN_LOST). `paused`: the run waits for a decision on `pending` (POST /v1/runs/:callId/decision).',
   tags: ['runs'],
   params: { type: 'object', properties: { callId: id('The callId of a call.') }, required: ['callId'] },
   response: {
@@ -157,7 +162,13 @@ export const RUN_STATUS_SCHEMA = {
       properties: {
         callId: { type: 'string' },
         sessionId: { type: 'string' },
-        state: { type: 'string', enum: ['running', 'ok', 'failed', 'cancelled', 'lost'] },
+        state: { type: 'string', enum: ['running', 'ok', 'failed', 'cancelled', 'lost', 'paused'] },
+        pending: {
+          type: 'array',
+          description: 'When `paused`: the calls waiting for a decision.',
+          items: { type: 'object', properties: { seq: { type: 'integer' }, toolName: { type: 'string' }, args: {} } },
+        },
+        expiresAt: { type: 'string', description: 'When `paused`: after this time a decision denies the call with reason `expired`.' },
         replica: { type: 'string' },
         startedAt: { type: 'string' },
         endedAt: { type: 'string' },
@@ -218,4 +229,77 @@ export const PROMPT_SCHEMA = {
 export const PROBE_SCHEMA = {
   tags: ['health'],
   response: { 200: { type: 'object', properties: { status: { type: 'string' } } }, ...errors(503) },
+} as const;
+
+const PENDING_CALL = {
+  type: 'object',
+  properties: { seq: { type: 'integer', description: 'The call\'s submission number in its run.' }, toolName: { type: 'string' }, args: { description: 'Its arguments.' } },
+} as const;
+
+export const APPROVALS_SCHEMA = {
+  summary: 'List the paused runs waiting for a decision',
+  description: "The caller's tenant's runs only, oldest pause first; expired ones are left out (a decision on one denies its call with reason `expired`).",
+  tags: ['runs'],
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        approvals: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              callId: { type: 'string' },
+              sessionId: { type: 'string' },
+              description: { type: 'string', description: "The program's one-line description." },
+              pending: { type: 'array', items: PENDING_CALL },
+              pausedAt: { type: 'string' },
+              expiresAt: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    ...errors(401, 500),
+  },
+} as const;
+
+export const DECISION_SCHEMA = {
+  summary: 'Approve or deny the gated call of a paused run, and resume it',
+  description:
+    'Answers like POST /v1/run (JSON, or SSE with `Accept: text/event-stream`): the resumed run replays its journal, runs the approved call (a denied one throws APPROVAL_DENIED in the program) and goes on; its result may be paused again. 404 unknown run (or another tenant\'s), 409 RUN_NOT_PAUSED when it is not waiting for a decision (of two concurrent decisions, one resumes the run and the other gets 409).',
+  tags: ['runs'],
+  params: { type: 'object', properties: { callId: id('The callId of a paused run.') }, required: ['callId'] },
+  body: {
+    type: 'object',
+    required: ['decision'],
+    additionalProperties: false,
+    properties: {
+      decision: { type: 'string', enum: ['approve', 'deny'] },
+      reason: { type: 'string', maxLength: 2000, description: 'Why; a denial shows it to the program.' },
+      by: { type: 'string', maxLength: 200, description: "Who decided. Default: the tenant's name, if any." },
+    },
+  },
+  response: { 200: CALL_RESPONSE, ...errors(400, 401, 404, 409, 413, 415, 429, 500, 503) },
+} as const;
+
+export const ROLLBACK_SCHEMA = {
+  summary: "Revert a paused or resumed run's applied calls",
+  description: 'Calls each applied call\'s `revert`, newest first; reports those it could not revert (no `revert`, or it threw). 409 RUN_NOT_PAUSED when the run is resuming or already rolled back.',
+  tags: ['runs'],
+  params: { type: 'object', properties: { callId: id('The callId of a run that paused.') }, required: ['callId'] },
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        callId: { type: 'string' },
+        reverted: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, toolName: { type: 'string' } } } },
+        notReverted: {
+          type: 'array',
+          items: { type: 'object', properties: { seq: { type: 'integer' }, toolName: { type: 'string' }, reason: { type: 'string' } } },
+        },
+      },
+    },
+    ...errors(400, 401, 404, 409, 500),
+  },
 } as const;

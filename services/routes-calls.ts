@@ -1,6 +1,7 @@
 /**
- * The routes that dispatch: POST /v1/run, POST /v1/tools/:name, and
- * DELETE /v1/runs/:callId.
+ * The routes that dispatch: POST /v1/run, POST /v1/tools/:name, POST
+ * /v1/runs/:callId/decision (which resumes a paused run), and DELETE
+ * /v1/runs/:callId; and GET /v1/runs/:callId.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -10,7 +11,10 @@ import { HttpError, errorBody } from './http-errors.ts';
 import type { RunKind } from './metrics.ts';
 import type { PtcPluginOptions } from './plugin.ts';
 import { DEFAULT_EVENT_DETAIL, withEventDetail, type DetailedCallResponse, type EventDetail } from './response-events.ts';
-import { CANCEL_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
+import { CANCEL_SCHEMA, DECISION_SCHEMA, RUN_SCHEMA, RUN_STATUS_SCHEMA, TOOL_CALL_SCHEMA } from './route-schemas.ts';
+import { asHttp, durableControls, httpErrorOf } from './routes-approvals.ts';
+import type { ToolExecutionResult } from '../src/tool.ts';
+import type { CodeModeToolResult } from '../src/code-mode/code-mode.ts';
 import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
@@ -38,6 +42,14 @@ interface CallInput {
   callId?: string;
   /** How much of the call's events the response carries; default all of them. */
   eventDetail?: EventDetail;
+  /** Runs the call instead of dispatching `name` (a decision resuming a paused run). */
+  dispatch?(signal: AbortSignal): Promise<ToolExecutionResult>;
+}
+
+interface DecisionBody {
+  decision: 'approve' | 'deny';
+  reason?: string;
+  by?: string;
 }
 
 /** Sessions without an explicit id share this one. */
@@ -46,6 +58,7 @@ export const DEFAULT_SESSION_ID = 'default';
 export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptions & { runs: RunTracker; ledger: RunLedger; outbound: Outbound }): void {
   const { runs, ledger, outbound } = options;
   const limits = options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit };
+  const durable = durableControls(options);
 
   app.post('/v1/run', { schema: RUN_SCHEMA, ...limits }, (request, reply) => {
     const body = request.body as RunBody;
@@ -60,6 +73,48 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const body = (request.body ?? {}) as ToolCallBody;
     const { name } = request.params as { name: string };
     return serveCall(request, reply, { kind: 'tool', name, arguments: body.arguments ?? {}, sessionId: body.sessionId, callId: body.callId });
+  });
+
+  // The run's session, found before the handler: it serves the call at once, as POST /v1/run does, so that it watches the connection from the start.
+  const decidedSessions = new WeakMap<FastifyRequest, string>();
+  const findPausedRun = async (request: FastifyRequest): Promise<void> => {
+    const { callId } = request.params as { callId: string };
+    // Checked before a stream opens, so the common refusals are plain 404/409 answers; the claim inside `decide` is the real arbiter.
+    const status = await asHttp(() => durable().durableStatus(tenantOf(request).inner(callId, 'callId')));
+    if (status === undefined) throw new HttpError('RUN_NOT_FOUND', `no paused run has callId "${callId}"`);
+    if (status.status !== 'paused') throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is ${status.status}, not waiting for a decision; nothing was changed`);
+    decidedSessions.set(request, status.sessionId);
+  };
+
+  app.post('/v1/runs/:callId/decision', { schema: DECISION_SCHEMA, preHandler: findPausedRun, ...limits }, (request, reply) => {
+    const { callId } = request.params as { callId: string };
+    const body = request.body as DecisionBody;
+    const tenant = tenantOf(request);
+    const stored = tenant.inner(callId, 'callId');
+    const controls = durable();
+    const sessionId = decidedSessions.get(request)!;
+    const by = body.by ?? tenant.name;
+    const decision = { decision: body.decision, ...(body.reason === undefined ? {} : { reason: body.reason }), ...(by === undefined ? {} : { by }) };
+    return serveCall(request, reply, {
+      kind: 'code',
+      name: 'run_code',
+      arguments: undefined,
+      sessionId: tenant.outer(sessionId),
+      callId,
+      dispatch: async (signal) => {
+        try {
+          return asExecutionResult(await controls.decide(stored, decision, { signal }));
+        } catch (error) {
+          throw httpErrorOf(error);
+        }
+      },
+    }).catch((error: unknown) => {
+      // Another decision is resuming this run here right now: the run is no longer paused.
+      if (error instanceof HttpError && error.code === 'CALL_ID_IN_USE') {
+        throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is being resumed by another decision; nothing was changed`);
+      }
+      throw error;
+    });
   });
 
   app.delete('/v1/runs/:callId', { schema: CANCEL_SCHEMA }, async (request, reply) => {
@@ -77,7 +132,22 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
   app.get('/v1/runs/:callId', { schema: RUN_STATUS_SCHEMA }, async (request) => {
     const { callId } = request.params as { callId: string };
     const tenant = tenantOf(request);
-    const record = await databaseCall(() => ledger.get(tenant.inner(callId, 'callId')));
+    const stored = tenant.inner(callId, 'callId');
+    const record = await databaseCall(() => ledger.get(stored));
+    // A paused run is told by its journal, which outlives a restart (and the ledger's memory).
+    const paused = record?.state === 'running' || options.codeMode.durableStatus === undefined ? undefined : await asHttp(() => durable().durableStatus(stored));
+    if (paused?.status === 'paused') {
+      return {
+        callId,
+        sessionId: tenant.outer(paused.sessionId),
+        state: 'paused',
+        replica: record?.replica ?? ledger.replica,
+        startedAt: record?.startedAt ?? new Date(paused.pausedAt).toISOString(),
+        endedAt: new Date(paused.pausedAt).toISOString(),
+        pending: paused.pending,
+        expiresAt: new Date(paused.expiresAt).toISOString(),
+      };
+    }
     if (record === undefined) throw new HttpError('RUN_NOT_FOUND', `no call with callId "${callId}" is known: it never started, or (without a database) ran on another replica or before a restart`);
     return { ...record, callId, sessionId: tenant.outer(record.sessionId) };
   });
@@ -130,8 +200,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       if (!reply.raw.writableFinished) run.cancel('the client closed the connection');
     };
     reply.raw.on('close', onClose);
-    if (request.raw.destroyed || request.socket.destroyed) onClose();
-    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run };
+    // A request whose body was read in full is destroyed by Node once read; only its socket's end means the client left.
+    if ((request.raw.destroyed && !request.raw.complete) || request.socket.destroyed) onClose();
+    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run, ...(input.dispatch === undefined ? {} : { dispatch: input.dispatch }) };
     try {
       // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
       await assertStorageWritable();
@@ -153,8 +224,11 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       try {
         const body = await executeCall(options, call, {
           onEvent(event) {
-            // ptc-dispatch-start, ptc-dispatch, and `context` for an agent/context (an inject while the run goes on).
+            // ptc-dispatch-start, ptc-dispatch, `context` for an agent/context (an inject while the run goes on),
+            // `approval/requested` for run/paused, and run/resumed, run/reverted under their own names.
             if (event.type === 'agent/context') stream.send('context', tenant.event(event));
+            else if (event.type === 'run/paused') stream.send('approval/requested', tenant.event(event));
+            else if (event.type === 'run/resumed' || event.type === 'run/reverted') stream.send(event.type, tenant.event(event));
             else if (event.type !== 'tool/result') stream.send(event.type.slice('tool/'.length), tenant.event(event));
           },
           onLog(line) {
@@ -171,8 +245,11 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         // The result may be larger than a connection may hold unsent: it goes as the client takes it.
         await stream.sendPaced('result', respond(body));
       } catch (error) {
-        request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
-        stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));
+        if (error instanceof HttpError) stream.send('error', errorBody(error.statusCode, error.code, error.message));
+        else {
+          request.log.error({ err: error, callId: run.callId }, 'streamed call failed');
+          stream.send('error', errorBody(500, 'INTERNAL', 'internal error: the server log has the details'));
+        }
       } finally {
         stream.end();
       }
@@ -226,4 +303,10 @@ function logsOf(body: CallResponse): string[] {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
   const logs = value.logs;
   return Array.isArray(logs) ? logs.filter((line): line is string => typeof line === 'string') : [];
+}
+
+/** A decision's outcome as the call runner takes results: what `decide` resolved, without its contexts (the events carry them). */
+function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
+  if (result.isError) return { isError: true, content: result.content, error: result.error ?? { message: 'the resumed run failed' } };
+  return { isError: false, content: result.content, value: (result.value ?? { logs: [] }) as unknown as JsonValue };
 }

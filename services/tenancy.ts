@@ -92,7 +92,7 @@ function prefixed(name: string): TenantScope {
         ? { ...e, sessionId: outer(e.sessionId) }
         : e.type === 'tool/result'
           ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId) }
-          : e.type === 'agent/context'
+          : e.type === 'agent/context' || e.type === 'run/paused' || e.type === 'run/resumed' || e.type === 'run/reverted'
             ? { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId) }
             : { ...e, sessionId: outer(e.sessionId), callId: outer(e.callId), rootCallId: outer(e.rootCallId), parentCallId: outer(e.parentCallId) };
     return translated as E;
@@ -112,6 +112,11 @@ function prefixed(name: string): TenantScope {
     event,
     response: (body) => {
       const translated: CallResponse = { ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) };
+      if (body.paused !== undefined) {
+        const paused = { ...(body.paused as { callId: string }), callId: outer(body.callId) };
+        translated.paused = paused;
+        translated.value = { ...(body.value as object), paused };
+      }
       if (body.contexts !== undefined) {
         translated.contexts = body.contexts.map((context) => (context.callId === undefined ? context : { ...context, callId: outer(context.callId) }));
       }

@@ -6,7 +6,7 @@ import type { FrozenJson, JsonValue } from './json.ts';
 import { compileParameters, compileValue } from './schema/compile.ts';
 import { SchemaError } from './schema/schema-error.ts';
 import type { InferArgs, InferValue, ParameterSchemaSpec, ValueSchemaSpec } from './schema/types.ts';
-import type { ToolDefinition, ToolExec } from './tool.ts';
+import type { ApprovalCall, RevertCall, ToolDefinition, ToolExec } from './tool.ts';
 import { definitionShapeProblems } from './definition-rules.ts';
 
 export interface ToolSpec<P extends ParameterSchemaSpec, O extends ValueSchemaSpec> {
@@ -22,6 +22,12 @@ export interface ToolSpec<P extends ParameterSchemaSpec, O extends ValueSchemaSp
   execute(args: FrozenJson<InferArgs<P>>, exec: ToolExec<FrozenJson<InferArgs<P>>>): Promise<InferValue<O> | FrozenJson<InferValue<O>>>;
   isConcurrencySafe?(args: FrozenJson<InferArgs<P>>): boolean;
   timeoutMs?: number;
+  /** A call from a program waits for a person's decision first: the run pauses (see {@link ToolDefinition.needsApproval}). */
+  needsApproval?: boolean | ((args: FrozenJson<InferArgs<P>>, call: ApprovalCall) => boolean | Promise<boolean>);
+  /** `'reexecute'`: a resumed run runs this tool's earlier calls again instead of answering them from its journal. */
+  replay?: 'reexecute';
+  /** Undoes one applied call on `codeMode.rollback`. */
+  revert?(args: FrozenJson<InferArgs<P>>, value: FrozenJson<InferValue<O>>, call: RevertCall): Promise<void> | void;
 }
 
 /**
@@ -68,6 +74,11 @@ export function defineTool<const P extends ParameterSchemaSpec, const O extends 
   };
   if (isConcurrencySafe !== undefined) definition.isConcurrencySafe = (args: unknown) => isConcurrencySafe.call(spec, args);
   if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs;
+  const { needsApproval, revert } = source;
+  if (typeof needsApproval === 'function') definition.needsApproval = (args: unknown, call: unknown) => needsApproval.call(spec, args, call);
+  else if (needsApproval !== undefined) definition.needsApproval = needsApproval;
+  if (spec.replay !== undefined) definition.replay = spec.replay;
+  if (revert !== undefined) definition.revert = (args: unknown, value: unknown, call: unknown) => revert.call(spec, args, value, call);
   return Object.freeze(definition) as unknown as ToolDefinition<Args, Value>;
 }
 
@@ -75,5 +86,7 @@ interface Loose {
   render?(this: unknown, ...args: unknown[]): unknown;
   presentationMeta?(this: unknown, ...args: unknown[]): unknown;
   isConcurrencySafe?(this: unknown, ...args: unknown[]): unknown;
+  needsApproval?: boolean | ((this: unknown, ...args: unknown[]) => unknown);
+  revert?(this: unknown, ...args: unknown[]): unknown;
 }
 

@@ -31,5 +31,10 @@ export function definitionShapeProblems(input: unknown): string[] {
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMEOUT_MS)) {
     problems.push(`timeoutMs: must be a positive whole number of milliseconds up to ${MAX_TIMEOUT_MS}, or left out`);
   }
+  if (d.needsApproval !== undefined && typeof d.needsApproval !== 'boolean' && typeof d.needsApproval !== 'function') {
+    problems.push('needsApproval: must be a boolean or a function (args, call) => boolean | Promise<boolean>, or left out');
+  }
+  if (d.replay !== undefined && d.replay !== 'reexecute') problems.push("replay: must be 'reexecute', or left out (answered from the journal)");
+  if (d.revert !== undefined && typeof d.revert !== 'function') problems.push('revert: must be a function (args, value, call) => void | Promise<void>, or left out');
   return problems;
 }

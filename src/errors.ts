@@ -46,6 +46,22 @@ export const ERROR_CODES = {
     description: 'The service replica running the call stopped heartbeating before it finished (it crashed or lost the database); another replica ended the session log with this result.',
     fix: 'Events appended before the loss are kept: read them, then run the call again if it is safe to repeat.',
   },
+  APPROVAL_DENIED: {
+    description: "A call that needed approval was denied (by a person, or with reason `expired` or `timeout`); it did not run. Thrown inside the program as a ToolCallError, which it may catch.",
+    fix: 'Go on without the call, or ask the user; do not repeat it unchanged.',
+  },
+  RUN_NOT_FOUND: {
+    description: 'No paused or resumed run has that callId (for this tenant).',
+    fix: 'Use the callId of a paused run, as listed by GET /v1/approvals (codeMode.pending()).',
+  },
+  RUN_NOT_PAUSED: {
+    description: 'The run is not in a state that takes this request: a decision needs a paused run (it was already decided, or is resuming); a rollback needs a paused or finished run that is not already rolled back.',
+    fix: 'Read the run again (GET /v1/runs/:callId); nothing was changed.',
+  },
+  JOURNAL_CORRUPT: {
+    description: "A paused run's stored journal cannot be read (truncated, edited, or another format); nothing was run.",
+    fix: 'Start the work again as a new run; operators: look at the file named in the service log.',
+  },
 } as const;
 
 /** An OpenAPI tool's failed response, by its status (`HTTP_404`, `HTTP_500`): the call reached the API, which refused it. */

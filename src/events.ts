@@ -63,7 +63,38 @@ export interface AgentContextEvent extends EventEnvelope {
   content: InjectedContext['content'];
   source: InjectedContext['source'];
 }
-export type ToolEvent = ToolResultEvent | PtcDispatchStartEvent | PtcDispatchEvent | AgentContextEvent;
+/** A run paused: a call needs approval (docs/architecture.md, "Durable runs"). Its `tool/result` follows. */
+export interface RunPausedEvent extends EventEnvelope {
+  type: 'run/paused';
+  /** The run (run_code's callId). */
+  callId: string;
+  /** The run's callId again (every event but `tool/result` names its run so). */
+  rootCallId: string;
+  /** The gated calls waiting, by submission number (arguments stay in the journal). */
+  pending: { seq: number; toolName: string }[];
+  /** ISO-8601 time after which the gated call is denied `expired`. */
+  expiresAt: string;
+}
+/** A decision resumed a paused run: the resumed run's events and `tool/result` follow. */
+export interface RunResumedEvent extends EventEnvelope {
+  type: 'run/resumed';
+  callId: string;
+  /** The run's callId again (every event but `tool/result` names its run so). */
+  rootCallId: string;
+  decision: 'approve' | 'deny';
+  by?: string;
+  reason?: string;
+}
+/** A rollback reverted a run's applied calls (newest first), and says which it could not. */
+export interface RunRevertedEvent extends EventEnvelope {
+  type: 'run/reverted';
+  callId: string;
+  /** The run's callId again (every event but `tool/result` names its run so). */
+  rootCallId: string;
+  reverted: { seq: number; toolName: string }[];
+  notReverted: { seq: number; toolName: string; reason: string }[];
+}
+export type ToolEvent = ToolResultEvent | PtcDispatchStartEvent | PtcDispatchEvent | AgentContextEvent | RunPausedEvent | RunResumedEvent | RunRevertedEvent;
 
 /**
  * Written by a durable sink in place of events it could not store (a write

@@ -11,7 +11,7 @@ import { checkSchemaSubset, normalizeRawSchema } from './schema/subset.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
 import { createValidator, type Validator } from './schema/validate.ts';
 import { resolveSpillOptions, type SpillOptions } from './spill.ts';
-import type { AnyToolDefinition, RegisteredTool, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
+import type { AnyToolDefinition, ApprovalCall, RegisteredTool, RevertCall, ToolDefinition, ToolRegistry, ToolSchema } from './tool.ts';
 import { definitionShapeProblems } from './definition-rules.ts';
 
 export type { SpillOptions } from './spill.ts';
@@ -134,6 +134,8 @@ function reportSinkError(error: unknown, event: NewToolEvent): void {
 // Registration: check everything, collect every violation, keep a frozen copy.
 // ---------------------------------------------------------------------------
 
+const approveAlways = (): boolean => true;
+
 function compile(definition: AnyToolDefinition): Registration {
   if (typeof definition !== 'object' || definition === null) {
     throw new TypeError('register needs a tool definition object: build one with defineTool({...})');
@@ -166,6 +168,9 @@ function compile(definition: AnyToolDefinition): Registration {
   const presentationMeta = output!.presentationMeta as Method | undefined;
   const execute = d.execute as Method;
   const isConcurrencySafe = d.isConcurrencySafe as Method | undefined;
+  const needsApproval = d.needsApproval as boolean | Method | undefined;
+  const revert = d.revert as Method | undefined;
+  const replay = d.replay as 'reexecute' | undefined;
   const frozenOutput = Object.freeze({
     schema: outputSchema!,
     render: (args: unknown, value: unknown) => render.call(output, args, value),
@@ -194,12 +199,14 @@ function compile(definition: AnyToolDefinition): Registration {
     ...(validateArguments ? { validateArgs: (args: JsonValue) => (argsValidator ??= createValidator(parameters!)).validate(args, 'arguments') } : {}),
     ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as number }),
   };
+  const gated = needsApproval === true || typeof needsApproval === 'function';
   const schema: ToolSchema = Object.freeze({
     name: copy.name,
     description: copy.description,
     parameters: parameters!,
     output: outputSchema!,
     ...(declaredOutput === undefined ? {} : { unvalidatedOutput: declaredOutput }),
+    ...(gated ? { mayPause: true as const } : {}),
   });
   const concurrencySafe = copy.isConcurrencySafe;
   const registered: RegisteredTool = Object.freeze({
@@ -212,6 +219,9 @@ function compile(definition: AnyToolDefinition): Registration {
         return false;
       }
     },
+    ...(!gated ? {} : { needsApproval: needsApproval === true ? approveAlways : (args: JsonValue, call: ApprovalCall) => needsApproval.call(definition, args, call) as boolean | Promise<boolean> }),
+    ...(replay === undefined ? {} : { replay }),
+    ...(revert === undefined ? {} : { revert: (args: JsonValue, value: JsonValue, call: RevertCall) => revert.call(definition, args, value, call) as Promise<void> | void }),
   });
   return { entry, schema, registered };
 }

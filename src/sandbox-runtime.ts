@@ -17,7 +17,8 @@ export type SandboxFailureKind =
   | 'call-limit'
   | 'invalid-output'
   | 'crashed'
-  | 'busy';
+  | 'busy'
+  | 'replay-divergence';
 
 /**
  * What a run refused `busy` lacked: a compute slot (`pool.maxActiveRuns`
@@ -88,9 +89,18 @@ export interface SandboxRunRequest {
   sessionId?: string;
   /**
    * The host side of a stub. Called in submission order with the argument
-   * object's JSON text (already checked lossless inside the isolate).
+   * object's JSON text (already checked lossless inside the isolate). With
+   * `recordReads`, `readsJson` is the JSON array of the values the program
+   * read since its previous call (absent when it read none).
    */
-  callTool(name: string, argsJson: string, onValueChunk?: ValueChunkSink): Promise<SandboxCallOutcome>;
+  callTool(name: string, argsJson: string, onValueChunk?: ValueChunkSink, readsJson?: string): Promise<SandboxCallOutcome>;
+  /**
+   * Record the program's nondeterministic reads (`Date.now()`, `new Date()` and `Date()` without
+   * arguments, `Math.random()`: the guest offers no `performance` and no `crypto`) and hand them to
+   * `callTool` with each call. The program first reads `replay`, in order, then live values: a run
+   * resumed by replay sees the values the paused run saw. Absent: nothing is recorded.
+   */
+  recordReads?: { replay: readonly number[] };
   limits: SandboxLimits;
   signal: AbortSignal;
   /** Each console line as it is logged (after formatting). */

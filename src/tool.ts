@@ -153,9 +153,50 @@ export interface ToolDefinition<Args = FrozenJson<JsonObject>, Value = JsonValue
   isConcurrencySafe?(args: Args): boolean;
   /** Around-dispatch deadline in ms; `TOOL_TIMEOUT` when it passes. Never shown by `schemas()`. */
   timeoutMs?: number;
-  /** Does this call need a person's approval before it runs? Default: no. */
-  // Written as a method type so that, like `execute`, it stays bivariant (every ToolDefinition<A, V> fits AnyToolDefinition).
-  needsApproval?: boolean | { check(args: Args, exec: ToolExec<Args>): boolean | Promise<boolean> }['check'];
+  /**
+   * Does a call from a program wait for a person first? `true`, or a function of the call that
+   * says so. A call that needs approval pauses its run (docs/architecture.md, "Durable runs");
+   * the run resumes by replay once someone decides. Only `schemas()`' `mayPause` flag shows it.
+   */
+  needsApproval?: boolean | ApprovalPredicate<Args>;
+  /**
+   * How a resumed run answers this tool's earlier calls: from the run's journal (default: the
+   * value is stored when the run pauses), or `'reexecute'`: run again (idempotent reads with large
+   * values, which are then not stored).
+   */
+  replay?: 'reexecute';
+  /** Undoes one applied call (`codeMode.rollback`): given the call's arguments and the value it returned. */
+  revert?(args: Args, value: Value, call: RevertCall): Promise<void> | void;
+}
+
+/**
+ * A `needsApproval` function. Declared through a method so that, like `execute`, its parameter
+ * is bivariant: every `ToolDefinition<A, V>` stays an {@link AnyToolDefinition}.
+ */
+export type ApprovalPredicate<Args> = {
+  needsApproval(args: Args, call: ApprovalCall): boolean | Promise<boolean>;
+}['needsApproval'];
+
+/** The call a `needsApproval` function is asked about. */
+export interface ApprovalCall {
+  /** The nested call's id (`<runCallId>:ptc:<n>`). */
+  readonly callId: string;
+  /** The run it belongs to (run_code's callId). */
+  readonly runCallId: string;
+  readonly rootCallId: string;
+  readonly sessionId: string;
+  readonly name: string;
+}
+
+/** The call a `revert` undoes. */
+export interface RevertCall {
+  /** The nested call's id (`<runCallId>:ptc:<n>`). */
+  readonly callId: string;
+  readonly runCallId: string;
+  readonly sessionId: string;
+  readonly name: string;
+  /** Aborts when the rollback is cancelled. */
+  readonly signal: AbortSignal;
 }
 
 /**
@@ -174,6 +215,8 @@ export interface ToolSchema {
   output: JsonSchemaNode;
   /** The declared shape of a value `output` cannot enforce (`output.unvalidatedSchema`): typed, not validated. */
   unvalidatedOutput?: JsonSchemaNode;
+  /** Set when a call may pause its run for approval (`needsApproval`): the typings say so. */
+  mayPause?: true;
 }
 
 /** Around-dispatch wrapper (`tools/execute`). */
@@ -240,6 +283,12 @@ export interface DispatchRequest {
 export interface RegisteredTool {
   readonly name: string;
   isConcurrencySafe(args: JsonValue): boolean;
+  /** The definition's `needsApproval`, as a function (`true` becomes one that says yes); absent when never. */
+  readonly needsApproval?: (args: JsonValue, call: ApprovalCall) => boolean | Promise<boolean>;
+  /** The definition's `replay`. */
+  readonly replay?: 'reexecute';
+  /** The definition's `revert`. */
+  readonly revert?: (args: JsonValue, value: JsonValue, call: RevertCall) => Promise<void> | void;
 }
 
 export interface ToolRegistry {

@@ -1,13 +1,14 @@
 /**
  * The codes a failed nested call can carry (`ToolCallError.code`), each with
  * what it means for the program. Every code of the catalogue except
- * `CODE_RUN_FAILED` (run_code is not callable from a program) and `RUN_LOST`
- * (the service writes it when the whole run is gone); the record type
+ * `CODE_RUN_FAILED` (run_code is not callable from a program), `RUN_LOST`
+ * (the service writes it when the whole run is gone) and the durable runs'
+ * codes a host meets (deciding, rolling back, reading a journal); the record type
  * makes a new catalogue code a compile error here until it is explained.
  */
 import type { ErrorCode, HttpErrorCode } from '../src/errors.ts';
 
-export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED' | 'RUN_LOST' | HttpErrorCode>;
+export type CallErrorCode = Exclude<ErrorCode, 'CODE_RUN_FAILED' | 'RUN_LOST' | 'RUN_NOT_FOUND' | 'RUN_NOT_PAUSED' | 'JOURNAL_CORRUPT' | HttpErrorCode>;
 
 export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
   UNKNOWN_TOOL: 'no tool has that name: use a key of `tools` exactly as typed',
@@ -18,6 +19,7 @@ export const CALL_ERROR_CODES: Readonly<Record<CallErrorCode, string>> = {
   TOOL_TIMEOUT: 'the tool ran past its time limit; ask for less work per call',
   BLOCKED: 'a policy blocked the result; read the message and do not retry unchanged',
   TOOL_FAILED: 'the tool itself failed; the message says why (a missing file, a bad pattern, …)',
+  APPROVAL_DENIED: 'the call needed a person\'s approval and was denied (the message gives the reason); it did not run: go on without it',
 };
 
 export const CALL_ERROR_CODE_LIST = Object.keys(CALL_ERROR_CODES) as CallErrorCode[];

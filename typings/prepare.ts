@@ -21,6 +21,9 @@ export interface PreparedTool {
   mcpContent?: true;
 }
 
+/** In front of the description of a tool whose calls may wait for a person's approval. */
+export const MAY_PAUSE_NOTE = "[needs approval: a call may pause the run until a person decides; a denial throws APPROVAL_DENIED]";
+
 /** The MCP bridge marks an unenforced outputSchema by this description prefix on `structuredContent`. */
 const UNVALIDATED_PREFIX = 'Unvalidated';
 
@@ -75,8 +78,10 @@ function nameOf(entry: unknown): string | undefined {
 
 function prepareTool(name: string, entry: object, limits: SchemaLimits, budget: SharedBudget): PreparedTool | undefined {
   try {
-    const { description, parameters, output, unvalidatedOutput: declared } = entry as Record<string, unknown>;
-    const text = typeof description === 'string' ? cleanDescription(description, limits) : undefined;
+    const { description, parameters, output, unvalidatedOutput: declared, mayPause } = entry as Record<string, unknown>;
+    const cleaned = typeof description === 'string' ? cleanDescription(description, limits) : undefined;
+    // Written by the host (the registry, an approval rule), never by a schema's author.
+    const text = mayPause === true ? (cleaned === undefined ? MAY_PAUSE_NOTE : `${MAY_PAUSE_NOTE} ${cleaned}`) : cleaned;
     const unvalidatedOutput = isUnvalidated(output);
     const args = sanitizeSchema(parameters, limits, budget);
     if (declared !== undefined) {

@@ -87,6 +87,8 @@ export function renderPrompt(typings: string, limits: Partial<PromptLimits> = {}
     '- A failed call rejects with a `ToolCallError` (`toolName`, `code`, `callId`, `message`). Catch it to recover; its `code` is one of:',
     ...codes,
     '- Independent calls run concurrently: start them together with `Promise.all`. Await one before the next only when it needs the result.',
+    '- A tool marked "needs approval" may pause the run until a person decides: write the program as usual (the run resumes where it paused,' +
+      ' with the same `Date.now()` and `Math.random()` values); a denied call throws `APPROVAL_DENIED`, which you may catch.',
     '- Only two things reach you: the value you `return` and what you print with `console.log`.' +
       ' Tool values you neither print nor return are not shown to you: print or return what you need, summarised rather than whole.',
     '- TypeScript is accepted if it is erasable (no `enum`, `namespace` or parameter properties); plain JavaScript is too.',

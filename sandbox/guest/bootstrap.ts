@@ -41,6 +41,8 @@ interface GuestConfig {
   slowTools?: string[];
   /** Longest wait for the host's answer in a synchronous crossing, ms. */
   syncWaitMs?: number;
+  /** Set when the host asks for the program's nondeterministic reads: the values to read first (a replay), in order. */
+  reads?: number[];
 }
 
 type Program = () => Promise<unknown>;
@@ -143,6 +145,58 @@ export function installGuest(
   let returned = false;
   /** The program made V8 schedule code of its own for later (see the watched built-ins below). */
   let laterWork = false;
+
+  // ---- nondeterministic reads, recorded only when the host asks (a run that may pause) ----
+  // Every value Date.now(), new Date(), Date() and Math.random() give the program goes here; the
+  // values read since the previous call cross with the next one. A replay's values come first.
+  let recordedReads: number[] | undefined;
+  let readsSent = 0;
+  let replayReads: number[] = [];
+  let replayAt = 0;
+  const arraySlice = Array.prototype.slice;
+  const readValue = ((live: () => number): number => {
+    const replayed = replayAt < replayReads.length ? replayReads[replayAt++] : undefined;
+    const value = typeof replayed === 'number' ? replayed : live();
+    const reads = recordedReads as number[];
+    reads[reads.length] = value;
+    return value;
+  });
+  /** The entry without a name that carries the reads since the previous call (see the host's submit), or ''. */
+  const readsEntry = ((): string => {
+    const reads = recordedReads as number[];
+    if (readsSent === reads.length) return '';
+    const text = jsonStringify(reflectApply(arraySlice, reads, [readsSent]));
+    readsSent = reads.length;
+    return `0:${text.length}:${text}`;
+  });
+  const recordReads = ((replay: number[]): void => {
+    recordedReads = setPrototypeOf([], null) as number[];
+    replayReads = isArray(replay) ? replay : [];
+    const DateCtor = Date;
+    const dateNow = DateCtor.now;
+    const mathRandom = Math.random;
+    const dateToString = DateCtor.prototype.toString;
+    const reflectConstruct = Reflect.construct;
+    const liveNow = (): number => dateNow();
+    const liveRandom = (): number => mathRandom();
+    const recordedNow = { now(): number { return readValue(liveNow); } }.now;
+    const recordedRandom = { random(): number { return readValue(liveRandom); } }.random;
+    defineProperty(DateCtor, 'now', { value: recordedNow, writable: true, enumerable: false, configurable: true });
+    // A null-prototype handler, as for FinalizationRegistry below.
+    const recordedDate = new Proxy(
+      DateCtor,
+      create(null, {
+        construct: {
+          value: (target: DateConstructor, args: unknown[], newTarget: new (...a: unknown[]) => object): object =>
+            reflectConstruct(target, args.length === 0 ? [readValue(liveNow)] : args, newTarget),
+        },
+        apply: { value: (): string => reflectApply(dateToString, reflectConstruct(DateCtor, [readValue(liveNow)]), []) as string },
+      }) as ProxyHandler<DateConstructor>,
+    );
+    defineProperty(DateCtor.prototype, 'constructor', { value: recordedDate, writable: true, enumerable: false, configurable: true });
+    defineProperty(G, 'Date', { value: recordedDate, writable: true, enumerable: false, configurable: true });
+    defineProperty(Math, 'random', { value: recordedRandom, writable: true, enumerable: false, configurable: true });
+  });
 
   // ---- ToolCallError ----
   class ToolCallError extends ErrorCtor {
@@ -607,9 +661,10 @@ export function installGuest(
       record.reject = capturedReject;
       waiting[record.ordinal] = record;
       waitingCount++;
+      const entry = recordedReads === undefined ? `${name.length}:${name}${argsJson.length}:${argsJson}` : `${readsEntry()}${name.length}:${name}${argsJson.length}:${argsJson}`;
       if (now) {
         crossedInTurn = true;
-        exchange(`${name.length}:${name}${argsJson.length}:${argsJson}`, [record]);
+        exchange(entry, [record]);
         if (!record.settled || record.deferred !== undefined) {
           record.site = siteHere();
           const deferred = record.deferred;
@@ -618,7 +673,7 @@ export function installGuest(
         }
         return promise;
       }
-      outbox += `${name.length}:${name}${argsJson.length}:${argsJson}`;
+      outbox += entry;
       batchRecords[batched] = record;
       if (slowTools[name] !== true) batchHasFast = true;
       // A bounded batch goes at once: the host learns of a call-limit breach while a flood is still being made.
@@ -970,6 +1025,7 @@ export function installGuest(
     if (started) return '0|E{"message":"Error: the isolate was already used","stack":""}';
     started = true;
     config = jsonParse(configJson) as GuestConfig;
+    if (config.reads !== undefined) recordReads(config.reads);
     if (sharedReplies !== undefined) {
       sharedBuffer = sharedReplies;
       sharedControl = new Int32ArrayCtor(sharedReplies, 0, 3);

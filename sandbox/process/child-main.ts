@@ -136,12 +136,13 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
         ...(typeof message.sessionId === 'string' ? { sessionId: message.sessionId } : {}),
         toolNames: message.toolNames,
         limits: message.limits,
+        ...(message.recordReads === undefined ? {} : { recordReads: message.recordReads }),
         signal: run.controller.signal,
-        callTool: (name, argsJson) =>
+        callTool: (name, argsJson, _onValueChunk, readsJson) =>
           new Promise<SandboxCallOutcome>((resolve) => {
             const callSeq = run.nextCallSeq++;
             run.pendingCalls.set(callSeq, resolve);
-            send({ type: 'call', runId, callSeq, name, argsJson });
+            send(readsJson === undefined ? { type: 'call', runId, callSeq, name, argsJson } : { type: 'call', runId, callSeq, name, argsJson, readsJson });
           }),
         onLog: (line: string) => send({ type: 'log', runId, line }),
         // The parent times the run from here: it may have waited here for headroom or an isolate.

@@ -44,6 +44,8 @@ export type ParentMessage =
       sessionId?: string;
       toolNames: readonly string[];
       limits: SandboxLimits;
+      /** SandboxRunRequest.recordReads. */
+      recordReads?: { replay: readonly number[] };
     }
   | { type: 'call-result'; runId: number; callSeq: number; outcome: SandboxCallOutcome }
   | { type: 'abort'; runId: number }
@@ -55,7 +57,8 @@ export type ParentMessage =
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'init-failed'; message: string }
-  | { type: 'call'; runId: number; callSeq: number; name: string; argsJson: string }
+  /** `readsJson`: the reads a recording run made before this call (SandboxRunRequest.callTool). */
+  | { type: 'call'; runId: number; callSeq: number; name: string; argsJson: string; readsJson?: string }
   | { type: 'log'; runId: number; line: string }
   | { type: 'started'; runId: number }
   | { type: 'done'; runId: number; outcome: DoneOutcome }

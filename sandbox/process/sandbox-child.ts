@@ -209,6 +209,7 @@ export class SandboxChild {
         ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
         toolNames: [...request.toolNames],
         limits: { ...limits },
+        ...(request.recordReads === undefined ? {} : { recordReads: { replay: [...request.recordReads.replay] } }),
       });
       if (signal.aborted) this.#abort(runId);
     });
@@ -263,7 +264,7 @@ export class SandboxChild {
         }
         return;
       case 'call':
-        this.#relayCall(message.runId, message.callSeq, message.name, message.argsJson);
+        this.#relayCall(message.runId, message.callSeq, message.name, message.argsJson, typeof message.readsJson === 'string' ? message.readsJson : undefined);
         return;
       case 'log': {
         const run = this.#runs.get(message.runId);
@@ -305,7 +306,7 @@ export class SandboxChild {
     }
   }
 
-  #relayCall(runId: number, callSeq: number, name: string, argsJson: string): void {
+  #relayCall(runId: number, callSeq: number, name: string, argsJson: string, readsJson: string | undefined): void {
     const run = this.#runs.get(runId);
     if (!run) return;
     if (run.abortGrace) {
@@ -325,7 +326,7 @@ export class SandboxChild {
     };
     let pending: Promise<SandboxCallOutcome>;
     try {
-      pending = run.request.callTool(name, argsJson);
+      pending = run.request.callTool(name, argsJson, undefined, readsJson);
     } catch (error) {
       pending = Promise.reject(error);
     }

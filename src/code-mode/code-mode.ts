@@ -28,6 +28,10 @@ import { CODE_MODE_KINDS, TYPECHECK_MODES, describeChoices, type CodeModeKind } 
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
 import { createRunCodeTool, RUN_CODE, type TypecheckMode } from './run-code-tool.ts';
 import { commitOrderHook } from './scheduler.ts';
+import type { ApprovalRule } from './approval-rules.ts';
+import { DurableRuns, type DurableRunStatus, type PausedRun, type PausedValue, type RollbackReport } from './durable-runs.ts';
+import type { ApprovalDecision, JournalStore, PendingCall } from './journal-store.ts';
+import { createMemoryJournalStore } from './memory-journal-store.ts';
 import type { TypingsService } from './typings-service.ts';
 
 export type { CodeModeKind } from './choices.ts';
@@ -52,7 +56,21 @@ export interface CodeModeCoreOptions {
   typecheck?: TypecheckMode;
   /** Every console line of every run as it is logged (progress streaming). Never throws into the run. */
   onLog?(line: string, call: { callId: string; sessionId: string }): void;
+  /**
+   * Tools whose calls need approval beyond those whose definitions say so (`needsApproval`):
+   * MCP and other imported tools, by glob. Default none.
+   */
+  approvals?: readonly ApprovalRule[];
+  /** Where paused runs wait for a decision. Default: in memory (lost with the process). */
+  journal?: JournalStore;
+  /** How long a paused run waits for a decision, ms; a later decision denies the call with reason `expired`. Default 24 h. */
+  approvalTtlMs?: number;
+  /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
+  now?(): number;
 }
+
+/** Default {@link CodeModeCoreOptions.approvalTtlMs}: a day. */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface CodeMode {
   /** The limits every run is held to (defaults filled in); the prompt states these. */
@@ -67,17 +85,42 @@ export interface CodeMode {
    * registered now: call it again after registering more.
    */
   asTool(): Promise<CodeModeTool>;
+  /** Paused runs waiting for a decision (not expired), oldest first; `callIdPrefix` narrows them (a tenant's). */
+  pending(callIdPrefix?: string): Promise<PausedRun[]>;
+  /**
+   * Decides the gated call of paused run `callId` and resumes it by replay: resolves the resumed
+   * run's next outcome (done, failed, or paused again). Exactly one of concurrent decisions wins;
+   * the others, and any decision on a run that is not paused, reject with `PtcError`
+   * `RUN_NOT_PAUSED` (`RUN_NOT_FOUND` for an unknown run, `JOURNAL_CORRUPT` for one whose journal
+   * cannot be read, `INVALID_ARGS` for a malformed decision). Past `approvalTtlMs` the call is
+   * denied with reason `expired`, whatever the decision.
+   */
+  decide(callId: string, decision: ApprovalDecision, call?: Omit<CodeModeToolCall, 'callId' | 'sessionId'>): Promise<CodeModeToolResult>;
+  /**
+   * Reverts the applied calls of run `callId` (paused, or resumed and ended) that have a `revert`,
+   * newest first, and reports those it could not revert. Rejects like `decide` when the run is
+   * unknown or not in a state to roll back.
+   */
+  rollback(callId: string, options?: { signal?: AbortSignal }): Promise<RollbackReport>;
+  /** Where run `callId` stands (`paused`, `resuming`, `finished`, `rolled-back`) when it ever paused; undefined otherwise. Rejects `JOURNAL_CORRUPT` for a journal it cannot read. */
+  durableStatus(callId: string): Promise<DurableRunStatus | undefined>;
   /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */
   close(): Promise<void>;
 }
 
+export type { ApprovalDecision, DurableRunStatus, PausedRun, PendingCall, RollbackReport };
+
 /** What {@link CodeModeTool.execute} resolves to. */
 export interface CodeModeToolResult {
+  /** `done`: the program ended (see `isError`); `paused`: it waits for a decision on `pending`. */
+  status: 'done' | 'paused';
   /** What the model should see: the program's logs and result, or the failure with its logs. */
   content: ContentBlock[];
   isError: boolean;
-  /** For the host, on success: `{ logs, result? }`, the canonical value. */
-  value?: { logs: string[]; result?: JsonValue };
+  /** For the host, on success: `{ logs, result?, paused? }`, the canonical value. */
+  value?: { logs: string[]; result?: JsonValue; paused?: PausedValue };
+  /** When paused: the run's callId and the calls waiting for a decision. */
+  paused?: PausedValue;
   /** On failure: the message (as in `content`) and its structured fields. */
   error?: { message: string; info?: ToolErrorInfo };
   /**
@@ -130,9 +173,20 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
 
   // Per instance: contexts hooks attached to a run's nested calls, by the run's token, until the run's own post-execute.
   const nestedContexts = new WeakMap<DispatchToken, HookContext[]>();
+  const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
+  if (!(Number.isSafeInteger(approvalTtlMs) && approvalTtlMs > 0)) throw new TypeError(`approvalTtlMs must be a positive whole number of milliseconds (got ${String(approvalTtlMs)})`);
+  const durable = new DurableRuns({
+    registry,
+    store: options.journal ?? createMemoryJournalStore(),
+    ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+    approvalTtlMs,
+    maxJournalValueBytes: limits.maxJournalValueBytes,
+    now: options.now ?? Date.now,
+  });
   const runCodeTool = createRunCodeTool({
     registry,
     nestedContexts,
+    durable,
     runtime,
     limits,
     typecheck,
@@ -163,12 +217,45 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     );
   }
 
-  const visibleSchemas = () => registry.schemas().filter((schema) => schema.name !== RUN_CODE);
+  // Tools gated by an approval rule are marked in the typings like those gated by their definition.
+  const visibleSchemas = () =>
+    registry
+      .schemas()
+      .filter((schema) => schema.name !== RUN_CODE)
+      .map((schema) => (schema.mayPause === true || durable.approvalOf(schema.name) === undefined ? schema : { ...schema, mayPause: true as const }));
   const needTypings = (): TypingsService => {
     if (typings === undefined) throw new Error('code mode was created without a typings service: pass typings to get typings and a prompt');
     return typings;
   };
   const ownSchema = registry.schemas().find((schema) => schema.name === RUN_CODE)!;
+
+  /** Dispatches run_code as an outer call, collecting the contexts of the run for the caller. */
+  async function execute(input: unknown, call: CodeModeToolCall): Promise<CodeModeToolResult> {
+    const injected: RunContext[] = [];
+    const hear: Agent['inject'] = (context, origin) => {
+      injected.push(injectedContext(context, origin));
+      call.agent?.inject(context, origin);
+    };
+    const sink = registry.eventSink;
+    const agent: Agent = sink === undefined ? { inject: hear } : createEventAgent(sink, (error, event) => registry.reportSinkError?.(error, event), hear);
+    const result = await registry.dispatch({
+      name: RUN_CODE,
+      arguments: input,
+      agent,
+      ...(call.signal === undefined ? {} : { signal: call.signal }),
+      ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
+      ...(call.callId === undefined ? {} : { callId: call.callId }),
+    });
+    const contexts = [...injected, ...hookContexts(result.additionalContexts)];
+    let out: CodeModeToolResult;
+    if (result.isError) out = { status: 'done', content: result.content, isError: true, error: result.error };
+    else {
+      const value = result.value as unknown as NonNullable<CodeModeToolResult['value']>;
+      out = value.paused === undefined ? { status: 'done', content: result.content, isError: false, value } : { status: 'paused', content: result.content, isError: false, value, paused: value.paused };
+    }
+    if (contexts.length > 0) out.contexts = contexts;
+    return out;
+  }
 
   return {
     limits,
@@ -181,32 +268,20 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
         description,
         inputSchema: ownSchema.parameters,
         outputSchema: ownSchema.output,
-        async execute(input: unknown, call: CodeModeToolCall = {}): Promise<CodeModeToolResult> {
-          const injected: RunContext[] = [];
-          const hear: Agent['inject'] = (context, origin) => {
-            injected.push(injectedContext(context, origin));
-            call.agent?.inject(context, origin);
-          };
-          const sink = registry.eventSink;
-          const agent: Agent =
-            sink === undefined ? { inject: hear } : createEventAgent(sink, (error, event) => registry.reportSinkError?.(error, event), hear);
-          const result = await registry.dispatch({
-            name: RUN_CODE,
-            arguments: input,
-            agent,
-            ...(call.signal === undefined ? {} : { signal: call.signal }),
-            ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
-            ...(call.callId === undefined ? {} : { callId: call.callId }),
-          });
-          const contexts = [...injected, ...hookContexts(result.additionalContexts)];
-          const out: CodeModeToolResult = result.isError
-            ? { content: result.content, isError: true, error: result.error }
-            : { content: result.content, isError: false, value: result.value as { logs: string[]; result?: JsonValue } };
-          if (contexts.length > 0) out.contexts = contexts;
-          return out;
-        },
+        execute: (input: unknown, call: CodeModeToolCall = {}) => execute(input, call),
       });
     },
+    pending: (callIdPrefix = '') => durable.pending(callIdPrefix),
+    async decide(callId, decision, call = {}) {
+      const claimed = await durable.claimForDecision(callId, decision);
+      try {
+        return await execute(claimed.run, { ...call, callId, sessionId: claimed.sessionId });
+      } finally {
+        await durable.releaseUnstarted(callId);
+      }
+    },
+    rollback: (callId, rollbackOptions = {}) => durable.rollback(callId, rollbackOptions.signal),
+    durableStatus: (callId) => durable.status(callId),
     async close() {
       for (const dispose of disposers.splice(0)) dispose();
     },

@@ -22,6 +22,8 @@ export interface CodeModeLimits {
   maxCalls: number;
   /** Concurrency-safe nested calls in flight at once. Default 10. Further calls wait their turn. */
   maxParallelCalls: number;
+  /** Bytes (UTF-8) of one nested call's value a paused run's journal may keep. Default 1 MiB (1,048,576). Past it the pause fails: kind `output-limit`. */
+  maxJournalValueBytes: number;
 }
 
 export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze({
@@ -34,6 +36,7 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
   maxRenderedBytes: 1024 * 1024,
   maxCalls: 1_000,
   maxParallelCalls: 10,
+  maxJournalValueBytes: 1024 * 1024,
 });
 
 /** Fills defaults and refuses values that cannot work, naming each. */

@@ -12,6 +12,8 @@ import { boundedPrettyJson, cutToBytes } from './pretty-json.ts';
 export interface RunCodeValue {
   logs: readonly string[];
   result?: FrozenJson<JsonValue>;
+  /** The run paused for approval (a `PausedValue`). */
+  paused?: FrozenJson<JsonValue>;
 }
 
 /**
@@ -21,6 +23,7 @@ export interface RunCodeValue {
  */
 export function renderRunCode(value: RunCodeValue, maxRenderedBytes = Number.POSITIVE_INFINITY): ContentBlock[] {
   const parts = [...value.logs];
+  if (value.paused !== undefined) parts.push(renderPaused(value.paused));
   if (value.result !== undefined) parts.push(renderResult(value.result, maxRenderedBytes));
   return [{ type: 'text', text: parts.length === 0 ? '(run_code completed with no output)' : parts.join('\n') }];
 }
@@ -33,6 +36,12 @@ function renderResult(result: FrozenJson<JsonValue>, maxBytes: number): string {
   if (maxBytes === Number.POSITIVE_INFINITY) return JSON.stringify(result, null, 2);
   const { text, truncated } = boundedPrettyJson(result, maxBytes);
   return truncated ? text + truncationMarker(maxBytes, 'its pretty-printed JSON is longer') : text;
+}
+
+function renderPaused(paused: FrozenJson<JsonValue>): string {
+  const { pending } = paused as unknown as { pending: readonly { seq: number; toolName: string }[] };
+  const calls = pending.map((call) => `call #${call.seq} (tools.${call.toolName})`).join(', ');
+  return `[the run is paused: ${calls} waits for a person's approval. It goes on by itself once they decide; a denial throws ToolCallError APPROVAL_DENIED at that call.]`;
 }
 
 function truncationMarker(maxBytes: number, what: string): string {

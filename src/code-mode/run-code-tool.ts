@@ -15,6 +15,7 @@ import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeCancellation, describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler } from './scheduler.ts';
+import type { DurableRuns, PausedValue } from './durable-runs.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
 
 export const RUN_CODE = 'run_code';
@@ -35,6 +36,8 @@ export interface RunCodeDeps {
    * onto the run's result (they never reach the program).
    */
   nestedContexts?: WeakMap<DispatchToken, HookContext[]>;
+  /** Journals, pauses and resumes runs whose tools may need approval. */
+  durable?: DurableRuns;
 }
 
 const RUN_CODE_PARAMETERS = {
@@ -49,6 +52,10 @@ const RUN_CODE_OUTPUT = {
   properties: {
     logs: { type: 'array', items: { type: 'string' }, required: true },
     result: { type: 'json', description: 'The returned value; absent when the program returned nothing.' },
+    paused: {
+      type: 'json',
+      description: 'Present when the run paused for approval: { callId, pending: [{ seq, toolName, args }], expiresAt }. A decision resumes it.',
+    },
   },
 } as const;
 
@@ -76,7 +83,7 @@ export function createRunCodeTool(deps: RunCodeDeps) {
         // The check's time is the run's time: what is left of timeoutMs is the program's.
         runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
       }
-      return runProgram(deps, args.code, runMs, schemas.map((schema) => schema.name), prelude, exec as unknown as ToolExec);
+      return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec as unknown as ToolExec);
     },
   });
 }
@@ -118,13 +125,15 @@ async function typecheckProgram(
 
 async function runProgram(
   deps: RunCodeDeps,
-  code: string,
+  args: { code: string; description: string; timeoutMs?: number },
   timeoutMs: number,
   toolNames: string[],
   prelude: string[],
   exec: ToolExec,
-): Promise<{ logs: string[]; result?: JsonValue }> {
-  const { limits } = deps;
+): Promise<{ logs: string[]; result?: JsonValue; paused?: JsonValue }> {
+  const { limits, durable } = deps;
+  const { code } = args;
+  const journal = durable?.journalFor(exec.callId, toolNames);
   const scheduler = new RunScheduler({
     registry: deps.registry,
     runCallId: exec.callId,
@@ -136,6 +145,7 @@ async function runProgram(
     maxCalls: limits.maxCalls,
     maxArgBytes: limits.maxArgBytes,
     maxParallelCalls: limits.maxParallelCalls,
+    ...(journal === undefined ? {} : { journal, now: () => durable!.now(), deadlineAt: durable!.now() + timeoutMs }),
   });
   const onLog = deps.onLog;
   const call = { callId: exec.callId, sessionId: exec.sessionId };
@@ -152,6 +162,7 @@ async function runProgram(
       limits: { timeoutMs, memoryMiB: limits.memoryMiB, maxLogBytes: limits.maxLogBytes, maxResultBytes: limits.maxResultBytes, maxArgBytes: limits.maxArgBytes },
       signal: exec.signal,
       ...(onLog === undefined ? {} : { onLog: (line: string) => onLog(line, call) }),
+      ...(journal === undefined ? {} : { recordReads: { replay: journal.replayReads } }),
     });
   } finally {
     // The run is over: stop what is still in flight, drop what is queued, and wait for all of it.
@@ -159,6 +170,15 @@ async function runProgram(
     await scheduler.settled();
   }
   const logs = [...prelude, ...outcome.logs];
+  if (journal !== undefined) {
+    const gate = scheduler.pausedAt;
+    if (gate !== undefined && !exec.signal.aborted) {
+      const run = { callId: exec.callId, sessionId: exec.sessionId, code, description: args.description, ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }) };
+      const paused: PausedValue = await durable!.pause(run, journal, gate);
+      return { logs, paused: paused as unknown as JsonValue };
+    }
+    await durable!.finish(journal);
+  }
   if (exec.signal.aborted) {
     throw new PtcError('ABORTED', describeCancellation(scheduler.submitted, logs));
   }

@@ -21,6 +21,8 @@ import { chunkedValueOf, requestValueChunks, type ValueChunkSink } from '../valu
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { markTransparent } from '../around-dispatch.ts';
 import type { Agent, DispatchRequest, DispatchToken, ExecuteHook, HookContext, ToolExec, ToolExecutionResult, ToolRegistry } from '../tool.ts';
+import type { PendingCall } from './journal-store.ts';
+import type { JournaledCall, RunJournalRecorder } from './journal.ts';
 
 /**
  * Per run, keyed by the run's own dispatch token (unique per dispatch, so two
@@ -69,6 +71,14 @@ export interface RunSchedulerOptions {
   /** Bytes (UTF-8) of one call's argument JSON; a larger argument is refused with `INVALID_ARGS`. */
   maxArgBytes: number;
   maxParallelCalls: number;
+  /**
+   * The run's journal, when it may pause or resumes a paused run: calls are journaled, answered
+   * from a resumed journal, and a call that needs approval pauses the run.
+   */
+  journal?: RunJournalRecorder;
+  /** With `journal`: the host's clock (epoch ms) and the run's deadline on it; a gated call past it is denied `timeout`. */
+  now?(): number;
+  deadlineAt?: number;
 }
 
 interface Pending {
@@ -84,6 +94,8 @@ interface Pending {
   /** Made only when a later call overlaps this one (a sequential program never needs it); opens when `done`. */
   gate?: Promise<void>;
   openGate?: () => void;
+  /** The journal's plan for this call, in a journaled run. */
+  journaled: JournaledCall | undefined;
 }
 
 /** Marks `pending` settled and opens its gate, if a later call made one. */
@@ -118,6 +130,10 @@ export class RunScheduler {
   readonly #gates = new Map<string, Pending>();
   /** callId → tool name of each nested call that failed (at most maxCalls entries). */
   readonly #failed = new Map<string, string>();
+  /** The call that needs approval, at the head of the queue: nothing after it starts. */
+  #paused: Pending | undefined;
+  /** The pause is complete: every call before it settled, and the run was told to end. */
+  #pauseSent = false;
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -125,7 +141,7 @@ export class RunScheduler {
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
-  readonly callTool = (name: string, argsJson: string, onValueChunk?: ValueChunkSink): Promise<SandboxCallOutcome> => {
+  readonly callTool = (name: string, argsJson: string, onValueChunk?: ValueChunkSink, readsJson?: string): Promise<SandboxCallOutcome> => {
     const o = this.#options;
     if (this.#closed) return Promise.resolve(aborted(name, ''));
     // Defence in depth: the guest already refuses an argument with more characters than the limit
@@ -145,11 +161,24 @@ export class RunScheduler {
     }
     const args = JSON.parse(argsJson) as JsonValue;
     const safe = o.registry.get(name)?.isConcurrencySafe(args) ?? false;
+    const callId = `${o.runCallId}:ptc:${n}`;
+    let journaled: JournaledCall | undefined;
+    if (o.journal !== undefined) {
+      const planned = o.journal.plan(n, name, args, argsJson, readsJson, { callId, runCallId: o.runCallId, rootCallId: o.rootCallId, sessionId: o.sessionId, name });
+      if (!('seq' in planned)) return Promise.resolve(planned);
+      journaled = planned;
+    }
     return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId: `${o.runCallId}:ptc:${n}`, name, args, safe, onValueChunk, resolve, done: false });
+      this.#queue.push({ callId, name, args, safe, onValueChunk, resolve, done: false, journaled });
       this.#pump();
     });
   };
+
+  /** The gated call the run paused at, once the pause is complete (the run then ends). */
+  get pausedAt(): PendingCall | undefined {
+    const paused = this.#paused;
+    return paused === undefined || !this.#pauseSent ? undefined : { seq: paused.journaled!.seq, toolName: paused.name, args: paused.args };
+  }
 
   /** Ends the run's calls: aborts those in flight, abandons those queued (they never start). */
   close(): void {
@@ -191,17 +220,62 @@ export class RunScheduler {
   }
 
   #pump(): void {
-    while (this.#head < this.#queue.length && !this.#closed) {
+    while (this.#head < this.#queue.length && !this.#closed && this.#paused === undefined) {
       const head = this.#queue[this.#head];
       if (this.#exclusiveRunning) return;
       if (head.safe ? this.#running >= this.#options.maxParallelCalls : this.#running > 0) return;
+      const journaled = head.journaled;
+      if (journaled !== undefined && !this.#mayStart(head, journaled)) return;
       this.#queue[this.#head++] = undefined as unknown as Pending;
       if (this.#head === this.#queue.length) {
         this.#queue = [];
         this.#head = 0;
       }
+      if (journaled?.answer !== undefined) {
+        // Answered from the resumed run's journal: the tool does not run again.
+        if (!journaled.answer.ok) this.#failed.set(head.callId, head.name);
+        head.resolve(journaled.answer);
+        markSettled(head);
+        continue;
+      }
       this.#start(head);
     }
+  }
+
+  /**
+   * A journaled call at the head of the queue: false while its approval test is pending, or when
+   * it needs approval (the run pauses, or, past its deadline, the call is denied and dequeued).
+   */
+  #mayStart(head: Pending, journaled: JournaledCall): boolean {
+    const asked = journaled.approval;
+    if (asked === undefined || journaled.needsApproval === false) return true;
+    if (journaled.needsApproval === undefined) {
+      if (journaled.asking === true) return false;
+      journaled.asking = true;
+      void asked.then((needed) => {
+        journaled.needsApproval = needed;
+        this.#pump();
+      });
+      return false;
+    }
+    const o = this.#options;
+    const now = o.now?.() ?? Date.now();
+    if (o.deadlineAt !== undefined && now >= o.deadlineAt) {
+      const denial = o.journal!.deny(journaled, head.name, head.args, 'timeout', now);
+      journaled.answer = { ok: false, error: { ...denial, callId: head.callId } };
+      return true;
+    }
+    this.#paused = head;
+    this.#completePause();
+    return false;
+  }
+
+  /** Ends the paused run once every call started before the gated one has settled. */
+  #completePause(): void {
+    const paused = this.#paused;
+    if (paused === undefined || this.#pauseSent || this.#inFlight > 0) return;
+    this.#pauseSent = true;
+    paused.resolve({ ok: false, fatal: { kind: 'abort', message: `the run paused for approval of call #${paused.journaled!.seq}` } });
   }
 
   #start(pending: Pending): void {
@@ -244,11 +318,15 @@ export class RunScheduler {
           }
           if (result.isError) this.#failed.set(pending.callId, pending.name);
           if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
+          if (pending.journaled !== undefined) o.journal!.settle(pending.journaled, pending.name, pending.args, result);
           pending.resolve(toOutcome(result, pending));
           markSettled(pending);
           this.#pump();
         } finally {
-          if (--this.#inFlight === 0) this.#idle?.resolve();
+          if (--this.#inFlight === 0) {
+            this.#idle?.resolve();
+            if (this.#paused !== undefined) this.#completePause();
+          }
         }
       });
   }

@@ -59,6 +59,8 @@ export function createEventCapper(partial: Partial<EventCaps> = {}): (event: New
       spent.delete(event.callId);
       return capResult(event, caps.maxEventContentBytes);
     }
+    // Small, bounded records of a durable run's story: stored whole.
+    if (event.type === 'run/paused' || event.type === 'run/resumed' || event.type === 'run/reverted') return event;
     const used = spent.get(event.rootCallId) ?? 0;
     if (!spent.has(event.rootCallId) && spent.size >= MAX_TRACKED_RUNS) spent.delete(spent.keys().next().value as string);
     const budget = Math.min(caps.maxEventContentBytes, Math.max(0, caps.maxRunEventBytes - used));

@@ -108,6 +108,7 @@ it('limits have the documented defaults and refuse nonsense', () => {
     maxRenderedBytes: 1_048_576,
     maxCalls: 1_000,
     maxParallelCalls: 10,
+    maxJournalValueBytes: 1024 * 1024,
   });
   expect(DEFAULT_CODE_MODE_LIMITS.timeoutMs).toBe(30_000);
   expect(() => resolveLimits({ maxParallelCalls: 0 })).toThrow(/maxParallelCalls must be a positive integer/);

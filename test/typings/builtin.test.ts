@@ -28,12 +28,12 @@ const WRONG_PROGRAM = [
 ].join('\n');
 
 describe('typings/builtin.d.ts', () => {
-  it('is compact: at most 2,500 bytes, one line per member block and doc comment', async () => {
+  it('is compact: at most 2,600 bytes, one line per member block and doc comment', async () => {
     const typings = await builtinTypings();
     // What the model is shown: all but the file's first line, a note for people. 5,744 bytes before compaction.
     const shown = typings.slice(typings.indexOf('\n') + 1);
     expect(shown.startsWith('type JsonValue')).toBe(true);
-    expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(2_500);
+    expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(2_600);
     expect(typings).not.toMatch(/^\s*\/\*\*$/m);
     expect(typings).toContain('  read: ({ /** Workspace-relative. */ file_path: string; /** First line, 1-based. Default 1. */ offset?: number;');
   });

@@ -30,7 +30,7 @@ const EXPECTED = [
   'declare class ToolCallError extends Error {',
   '  readonly name: "ToolCallError";',
   '  readonly toolName: string;',
-  '  readonly code: "UNKNOWN_TOOL" | "INVALID_ARGS" | "INVALID_TOOL_OUTPUT" | "ABORTED" | "ABORTED_BEFORE_DISPATCH" | "TOOL_TIMEOUT" | "BLOCKED" | "TOOL_FAILED" | `HTTP_${number}`;',
+  '  readonly code: "UNKNOWN_TOOL" | "INVALID_ARGS" | "INVALID_TOOL_OUTPUT" | "ABORTED" | "ABORTED_BEFORE_DISPATCH" | "TOOL_TIMEOUT" | "BLOCKED" | "TOOL_FAILED" | "APPROVAL_DENIED" | `HTTP_${number}`;',
   '  readonly callId: string;',
   '}',
   'type Tools = { readonly [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]> };',

@@ -52,7 +52,8 @@ describe('renderPrompt', () => {
 });
 
 describe('ToolCallError codes', () => {
-  it('are every catalogue code except CODE_RUN_FAILED and RUN_LOST (whole-run codes), in catalogue order', () => {
-    expect(CALL_ERROR_CODE_LIST).toEqual(Object.keys(ERROR_CODES).filter((code) => code !== 'CODE_RUN_FAILED' && code !== 'RUN_LOST'));
+  it('are every catalogue code except the whole-run and host-side codes, in catalogue order', () => {
+    const hostOnly = ['CODE_RUN_FAILED', 'RUN_LOST', 'RUN_NOT_FOUND', 'RUN_NOT_PAUSED', 'JOURNAL_CORRUPT'];
+    expect(CALL_ERROR_CODE_LIST).toEqual(Object.keys(ERROR_CODES).filter((code) => !hostOnly.includes(code)));
   });
 });
