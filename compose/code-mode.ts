@@ -63,6 +63,8 @@ export interface CodeModeOptions {
   journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
+  /** Asks a person about a gated call while its run waits, before pausing it; see `createCodeModeCore`. */
+  approveInPlace?: CodeModeCoreOptions['approveInPlace'];
 }
 
 /** Code Mode with its sandbox runtime: `runtime` is the one it runs programs in (its pool status, its readiness). */
@@ -108,6 +110,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
       ...(options.journalRetentionMs === undefined ? {} : { journalRetentionMs: options.journalRetentionMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.approveInPlace === undefined ? {} : { approveInPlace: options.approveInPlace }),
     });
   } catch (error) {
     if (owned) void runtime.close();

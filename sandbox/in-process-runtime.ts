@@ -150,12 +150,12 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
-  const queue = new WaitQueue<true>(
-    Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
-    options.queueTimeoutMs ?? 5_000,
-    () => (activeRuns >= maxActive ? 'compute' : 'memory'),
-    options.queueTimeoutFromArrival === true,
-  );
+  const queue = new WaitQueue<true>({
+    limit: Math.max(0, Math.floor(options.queueLimit ?? 1_000)),
+    timeoutMs: options.queueTimeoutMs ?? 5_000,
+    shortage: () => (activeRuns >= maxActive ? 'compute' : 'memory'),
+    fromArrival: options.queueTimeoutFromArrival === true,
+  });
   // Read once: each call asks the kernel for the process's CPU affinity.
   const cores = availableParallelism();
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));

@@ -95,7 +95,7 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
   sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
   queueLimit: z.int().min(0).describe('Runs waiting for headroom. Default 1,000; a run arriving when full fails `busy` (503).'),
   queueTimeoutMs: positiveInt().describe(
-    'How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long. Default 5,000.',
+    'How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long (time the sandbox spends starting does not count). Default 5,000.',
   ),
 });
 export type PoolConfig = z.infer<typeof poolSchema>;

@@ -17,7 +17,7 @@ import type { PromptLimits } from '../typings/prompt.ts';
 import type { SessionSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
-import { createPtcMcpServer } from './mcp-server.ts';
+import { createPtcMcpServer, type McpDurableOptions } from './mcp-server.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
 export interface CodeModeMcpServerOptions {
@@ -35,6 +35,12 @@ export interface CodeModeMcpServerOptions {
   sessionId?: string;
   /** Calls in flight. Default: a tracker of its own (32 runs at once). */
   runs?: RunTracker;
+  /**
+   * Durable runs: `{ codeMode, mayPause, approvers? }` lists `decide_run` while `mayPause()` says
+   * some tool may pause, and with `approvers` (the code mode's `approveInPlace` being
+   * `approvers.approve`) asks clients with elicitation in place. Default none: gated calls pause.
+   */
+  durable?: McpDurableOptions;
 }
 
 export interface CodeModeMcpServer {
@@ -59,6 +65,7 @@ export function createCodeModeMcpServer(options: CodeModeMcpServerOptions): Code
     catalog,
     runs,
     sessionId: options.sessionId ?? `mcp-${randomUUID()}`,
+    ...(options.durable === undefined ? {} : { durable: options.durable }),
   });
   return {
     server: mcp.server,

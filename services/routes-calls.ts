@@ -301,6 +301,8 @@ function busyRefusal(body: CallResponse): HttpError | undefined {
       return new HttpError('NO_COMPUTE_SLOT', `every compute slot stayed held by runs computing while the queue stood still, so ${nothingRan}`, headers);
     case 'queue-full':
       return new HttpError('QUEUE_FULL', `the sandbox's wait queue was full, so ${nothingRan}`, headers);
+    case 'starting':
+      return new HttpError('NOT_READY', `the sandbox did not become ready in time, so ${nothingRan}`, headers);
     case 'closed':
       return new HttpError('NOT_READY', 'the sandbox is shutting down and nothing of the program ran: retry against a running instance');
     default:
@@ -316,7 +318,7 @@ function logsOf(body: CallResponse): string[] {
 }
 
 /** A decision's outcome as the call runner takes results: what `decide` resolved, without its contexts (the events carry them). */
-function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
+export function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
   if (result.isError) return { isError: true, content: result.content, error: result.error ?? { message: 'the resumed run failed' } };
   return { isError: false, content: result.content, value: (result.value ?? { logs: [] }) as unknown as JsonValue };
 }

@@ -265,6 +265,8 @@ async function mountRoutes(
     catalog,
     runs,
     maxSessionsPerTenant: config.maxMcpSessionsPerTenant,
+    // A shared face: each MCP session decides only its own paused runs (POST /v1/runs/:callId/decision decides any).
+    durable: { codeMode: core.codeMode, approvers: core.approvers, mayPause: core.mayPause, ownRunsOnly: true },
   });
   return {
     get size() {

@@ -32,6 +32,7 @@ import type { ApprovalRule } from './approval-rules.ts';
 import { DurableRuns, type DurableRunStatus, type PausedRun, type PausedValue, type RollbackReport } from './durable-runs.ts';
 import type { ApprovalDecision, JournalStore, PendingCall } from './journal-store.ts';
 import { createMemoryJournalStore } from './memory-journal-store.ts';
+import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypingsService } from './typings-service.ts';
 
 export type { CodeModeKind } from './choices.ts';
@@ -73,6 +74,12 @@ export interface CodeModeCoreOptions {
   journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
+  /**
+   * Asks a person about a gated call while its run waits, before pausing it (an MCP client with
+   * elicitation): a decision applies in place, with no pause and no replay; undefined pauses the
+   * run as usual. Default none: gated calls pause.
+   */
+  approveInPlace?: InPlaceApprover;
 }
 
 /** Default {@link CodeModeCoreOptions.approvalTtlMs}: a day. */
@@ -218,6 +225,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     typecheck,
     ...(typings === undefined ? {} : { typings }),
     ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+    ...(options.approveInPlace === undefined ? {} : { approveInPlace: options.approveInPlace }),
   }) as unknown as ToolDefinition;
 
   // Registered first: a registry that already has a run_code refuses it before any hook is installed.
