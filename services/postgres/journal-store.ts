@@ -4,10 +4,11 @@
  * none. The record is kept as its JSON text (lossless, key order kept); its
  * `status` lives in a column of its own, which is what a claim changes: one
  * `UPDATE … WHERE status = from RETURNING`, so of concurrent claims, on any
- * replicas, exactly one gets the row.
+ * replicas, exactly one gets the row. `over_at` says when the record is over
+ * (a claim leaves it as it was, so a sweep passes `resuming` rows by).
  */
 import { parseJournal } from '../../src/code-mode/file-journal-store.ts';
-import type { JournalStore, RunJournal, RunJournalStatus } from '../../src/code-mode/journal-store.ts';
+import { journalOverAt, type JournalStore, type RunJournal, type RunJournalStatus } from '../../src/code-mode/journal-store.ts';
 import type { Database } from './database.ts';
 
 interface JournalRow {
@@ -20,9 +21,9 @@ export function createPostgresJournalStore(db: Database): JournalStore {
   return {
     async put(journal) {
       await db.query(
-        `INSERT INTO ptc_journals (call_id, status, paused_at, record) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (call_id) DO UPDATE SET status = EXCLUDED.status, paused_at = EXCLUDED.paused_at, record = EXCLUDED.record`,
-        [journal.callId, journal.status, journal.pausedAt, JSON.stringify(journal)],
+        `INSERT INTO ptc_journals (call_id, status, paused_at, record, over_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (call_id) DO UPDATE SET status = EXCLUDED.status, paused_at = EXCLUDED.paused_at, record = EXCLUDED.record, over_at = EXCLUDED.over_at`,
+        [journal.callId, journal.status, journal.pausedAt, JSON.stringify(journal), journalOverAt(journal) ?? null],
         'ptc_journal_put',
       );
     },
@@ -47,6 +48,10 @@ export function createPostgresJournalStore(db: Database): JournalStore {
         'ptc_journal_claim',
       );
       return rows.length === 0 ? undefined : readRow(rows[0]);
+    },
+    async removeOverBefore(cutoff) {
+      const { rowCount } = await db.query(`DELETE FROM ptc_journals WHERE over_at < $1 AND status <> 'resuming'`, [cutoff], 'ptc_journal_sweep');
+      return rowCount ?? 0;
     },
   };
 }

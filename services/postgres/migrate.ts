@@ -56,6 +56,9 @@ const STEPS: readonly string[] = [
      record text NOT NULL
    )`,
   `CREATE INDEX IF NOT EXISTS ptc_journals_paused ON ptc_journals (paused_at) WHERE status = 'paused'`,
+  // When a record is over (journalOverAt), so a sweep removes it without reading records.
+  `ALTER TABLE ptc_journals ADD COLUMN IF NOT EXISTS over_at bigint`,
+  `CREATE INDEX IF NOT EXISTS ptc_journals_over ON ptc_journals (over_at) WHERE over_at IS NOT NULL`,
 ];
 
 export async function migrate(pool: Pool): Promise<void> {

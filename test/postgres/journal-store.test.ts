@@ -66,6 +66,21 @@ describe('the PostgreSQL journal store', () => {
     expect(await again.get('survives')).toEqual(put);
   });
 
+  it('removes records over before the cutoff: expired paused, ended finished and rolled back, never resuming', async () => {
+    const store = createPostgresJournalStore(await open());
+    const day = 86_400_000;
+    await store.put(journal('sweep/expired', 100)); // expires at 100 + a day
+    await store.put(journal('sweep/waiting', 5 * day));
+    await store.put({ ...journal('sweep/finished', 100), status: 'finished', pending: [], endedAt: 200 });
+    await store.put({ ...journal('sweep/rolled-back', 100), status: 'rolled-back', pending: [], endedAt: 3 * day });
+    await store.put(journal('sweep/resuming', 100));
+    await store.claim('sweep/resuming', 'paused', 'resuming');
+    // Other tests' records share the table: at least these two go.
+    expect(await store.removeOverBefore!(2 * day)).toBeGreaterThanOrEqual(2);
+    for (const gone of ['sweep/expired', 'sweep/finished']) expect(await store.get(gone)).toBeUndefined();
+    for (const kept of ['sweep/waiting', 'sweep/rolled-back', 'sweep/resuming']) expect(await store.get(kept)).toBeDefined();
+  });
+
   it('refuses a damaged record as corrupt, for get and list alike', async () => {
     const db = await open();
     const store = createPostgresJournalStore(db);
