@@ -4,8 +4,9 @@
  *
  *   node --no-node-snapshot bench/hardening-probe.ts followers [--tree <checkout>]
  *     RSS with 30 followers that never read, on a 200 MB session log.
- *   node --no-node-snapshot bench/hardening-probe.ts full-disk [--tree <checkout>]
- *     heap and RSS after 400 runs against a full 30 MB tmpfs (root only).
+ *   node --no-node-snapshot bench/hardening-probe.ts full-disk [--tree <checkout>] [--runs <n>]
+ *     heap and RSS after 400 (or n) runs against a full 30 MB tmpfs (root only;
+ *     unmounted on exit, SIGINT and SIGTERM included).
  *
  * `--tree` runs another checkout's CLI (an older commit, for comparison).
  */
@@ -24,6 +25,8 @@ const args = process.argv.slice(2);
 const scenario = args[0];
 const treeAt = args.indexOf('--tree');
 const tree = treeAt >= 0 ? path.resolve(args[treeAt + 1]) : here;
+const runsAt = args.indexOf('--runs');
+const RUNS = runsAt >= 0 ? Number(args[runsAt + 1]) : 400;
 
 interface Served {
   url: string;
@@ -129,6 +132,13 @@ async function fullDisk(): Promise<void> {
   const data = path.join(base, 'data');
   await mkdir(data);
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=30m', 'tmpfs', data]);
+  const unmount = () => execFileSync('umount', ['-l', data]);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      unmount();
+      process.exit(1);
+    });
+  }
   try {
     const server = await serve(base, data);
     let died: string | undefined;
@@ -137,7 +147,9 @@ async function fullDisk(): Promise<void> {
     const code = "for (let i = 0; i < 100; i++) await tools.read({ file_path: 'big.txt', offset: 1 + (i % 8) * 250, limit: 250 }); return 1;";
     const heapStart = await metric(server.url, 'nodejs_heap_size_used_bytes');
     const statuses = new Map<string, number>();
-    for (let i = 0; i < 400 && died === undefined; i++) {
+    let ran = 0;
+    for (; ran < RUNS && died === undefined; ran++) {
+      const i = ran;
       const response = await fetch(`${server.url}/v1/run`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, sessionId: `s${i % 20}` }) }).catch(() => undefined);
       const body = (await response?.json().catch(() => undefined)) as { eventsLost?: unknown; code?: string } | undefined;
       const key = response === undefined ? 'no answer' : `${response.status}${body?.eventsLost !== undefined ? ' eventsLost' : ''}${body?.code !== undefined ? ` ${body.code}` : ''}`;
@@ -146,11 +158,11 @@ async function fullDisk(): Promise<void> {
     const heap = died === undefined ? await metric(server.url, 'nodejs_heap_size_used_bytes') : undefined;
     const ready = died === undefined ? (await fetch(`${server.url}/readyz`)).status : 'n/a';
     console.log(
-      `full disk: 400 runs on a 30 MB tmpfs: heap ${mib(heapStart)} at start, ${mib(heap)} after, RSS ${mib(died === undefined ? treeRss(server.pid) : undefined)}; /readyz ${ready}; answers ${JSON.stringify(Object.fromEntries(statuses))}${died === undefined ? '' : `; the server died: ${died}`}`,
+      `full disk: ${ran} runs on a 30 MB tmpfs: heap ${mib(heapStart)} at start, ${mib(heap)} after, RSS ${mib(died === undefined ? treeRss(server.pid) : undefined)}; /readyz ${ready}; answers ${JSON.stringify(Object.fromEntries(statuses))}${died === undefined ? '' : `; the server died: ${died}`}`,
     );
     await server.stop();
   } finally {
-    execFileSync('umount', ['-l', data]);
+    unmount();
     await rm(base, { recursive: true, force: true });
   }
 }
