@@ -136,7 +136,7 @@ async function fullDisk(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       unmount();
-      process.exit(1);
+      void rm(base, { recursive: true, force: true }).finally(() => process.exit(1));
     });
   }
   try {
@@ -154,6 +154,7 @@ async function fullDisk(): Promise<void> {
       const body = (await response?.json().catch(() => undefined)) as { eventsLost?: unknown; code?: string } | undefined;
       const key = response === undefined ? 'no answer' : `${response.status}${body?.eventsLost !== undefined ? ' eventsLost' : ''}${body?.code !== undefined ? ` ${body.code}` : ''}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      if ((ran + 1) % 10 === 0 && died === undefined) console.log(`  ${ran + 1} runs: heap ${mib(await metric(server.url, 'nodejs_heap_size_used_bytes').catch(() => undefined))}`);
     }
     const heap = died === undefined ? await metric(server.url, 'nodejs_heap_size_used_bytes') : undefined;
     const ready = died === undefined ? (await fetch(`${server.url}/readyz`)).status : 'n/a';
