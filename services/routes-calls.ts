@@ -207,7 +207,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
       await assertStorageWritable();
       // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
-      await options.retention?.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId'));
+      const { retention } = options;
+      if (retention !== undefined) await databaseCall(() => retention.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId')));
       if (!(await databaseCall(() => ledger.started({ callId: run.callId, sessionId, name: input.name })))) {
         throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running on another replica: use a fresh callId or omit it`);
       }
