@@ -218,7 +218,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
       await assertStorageWritable();
       // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
-      await options.retention?.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId'));
+      const { retention } = options;
+      if (retention !== undefined) await databaseCall(() => retention.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId')));
       if (dispatch === undefined) await record();
       if (!acceptsEventStream(request)) {
         const body = await executeCall(options, call);
