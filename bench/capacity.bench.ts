@@ -63,6 +63,7 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
     let ok = 0;
     let busy = 0;
     let failed = 0;
+    const failures = new Map<string, number>();
     const start = performance.now();
     await Promise.all(
       Array.from({ length: runs }, async (_, i) => {
@@ -71,7 +72,11 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
         runWallMs.push(performance.now() - began);
         if (!result.isError) ok++;
         else if (result.error.message.startsWith('code run failed (busy)')) busy++;
-        else failed++;
+        else {
+          failed++;
+          const why = result.error.message.split(':')[0];
+          failures.set(why, (failures.get(why) ?? 0) + 1);
+        }
       }),
     );
     const wallMs = performance.now() - start;
@@ -80,6 +85,7 @@ async function burst(runtime: 'in-process' | 'process', runs: number, sleepMs: n
     const ownMs = ownBefore === undefined || ownAfter === undefined ? undefined : ownAfter - ownBefore;
     const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
     printCapacity({ label: `library, ${runtime}${process.argv.includes('--cold') ? ', cold' : ''}`, runs, sleepMs, ok, busy, failed, wallMs, runWallMs, rss: rss.stop(), cpuMs, ownCpuMs: ownMs, load: loadavg()[0] });
+    if (failures.size > 0) console.log(`  failed: ${[...failures].map(([why, count]) => `${count}× ${why}`).join('; ')}`);
   } finally {
     await codeMode.close();
   }

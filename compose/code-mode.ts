@@ -59,8 +59,12 @@ export interface CodeModeOptions {
   journal?: CodeModeCoreOptions['journal'];
   /** How long a paused run waits for a decision, ms. Default 24 h. */
   approvalTtlMs?: number;
+  /** How long a paused run's record is kept once it expired or its resumed run ended (it can be rolled back until then), ms. Default 30 days. */
+  journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
+  /** Asks a person about a gated call while its run waits, before pausing it; see `createCodeModeCore`. */
+  approveInPlace?: CodeModeCoreOptions['approveInPlace'];
 }
 
 /** Code Mode with its sandbox runtime: `runtime` is the one it runs programs in (its pool status, its readiness). */
@@ -104,7 +108,9 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.journal === undefined ? {} : { journal: options.journal }),
       ...(options.approvalTtlMs === undefined ? {} : { approvalTtlMs: options.approvalTtlMs }),
+      ...(options.journalRetentionMs === undefined ? {} : { journalRetentionMs: options.journalRetentionMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.approveInPlace === undefined ? {} : { approveInPlace: options.approveInPlace }),
     });
   } catch (error) {
     if (owned) void runtime.close();
@@ -118,6 +124,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
     start: async () => lazy?.load(),
     limits: core.limits,
     typings: () => core.typings(),
+    toolSchemas: () => core.toolSchemas(),
     prompt: () => core.prompt(),
     asTool: () => core.asTool(),
     pending: (callIdPrefix) => core.pending(callIdPrefix),

@@ -98,7 +98,7 @@ export type { BuiltinToolsOptions, BuiltinToolLimits, WorkspaceErrorReason, Diff
 export { createCodeMode } from '../compose/code-mode.ts';
 export { UnsupportedRuntimeError } from '../compose/runtime-support.ts';
 export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../compose/code-mode.ts';
-export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult } from '../src/code-mode/code-mode.ts';
+export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult, DecideCall } from '../src/code-mode/code-mode.ts';
 
 // Durable runs: approvals, journals and their stores.
 export { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
@@ -109,6 +109,8 @@ export type { ApprovalDecision, JournalEntry, JournalEntryState, JournalStore, P
 export { createMemoryJournalStore } from '../src/code-mode/memory-journal-store.ts';
 export { createFileJournalStore } from '../src/code-mode/file-journal-store.ts';
 export type { FileJournalStoreOptions } from '../src/code-mode/file-journal-store.ts';
+export { createInPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
+export type { InPlaceApprovalRequest, InPlaceApprover, InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
 export type { CodeModeLimits } from '../src/code-mode/limits.ts';
 export type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';

@@ -24,3 +24,4 @@ export type {
 // The server face: Code Mode (run_code, and search_tools past the typings budget) as an MCP server.
 export { createCodeModeMcpServer } from '../services/mcp-embed.ts';
 export type { CodeModeMcpServer, CodeModeMcpServerOptions } from '../services/mcp-embed.ts';
+export type { McpDurableOptions } from '../services/mcp-server.ts';

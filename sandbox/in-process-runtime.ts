@@ -148,12 +148,12 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
     Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
   );
-  const queue = new WaitQueue<true>(
-    Math.max(0, Math.floor(options.queueLimit ?? DEFAULT_QUEUE.queueLimit)),
-    options.queueTimeoutMs ?? DEFAULT_QUEUE.queueTimeoutMs,
-    () => (activeRuns >= maxActive ? 'compute' : 'memory'),
-    options.queueTimeoutFromArrival === true,
-  );
+  const queue = new WaitQueue<true>({
+    limit: Math.max(0, Math.floor(options.queueLimit ?? DEFAULT_QUEUE.queueLimit)),
+    timeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE.queueTimeoutMs,
+    shortage: () => (activeRuns >= maxActive ? 'compute' : 'memory'),
+    fromArrival: options.queueTimeoutFromArrival === true,
+  });
   // Read once: each call asks the kernel for the process's CPU affinity.
   const cores = availableParallelism();
   const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));

@@ -23,8 +23,21 @@ export interface Waiter<Slot> {
   fail(failure: SandboxFailure): void;
 }
 
-/** What a run waits for while it waits: a compute slot, or memory headroom. */
-export type Shortage = Extract<BusyCause, 'compute' | 'memory'>;
+/** What a run waits for while it waits: a compute slot, memory headroom, or a runtime still starting. */
+export type Shortage = Extract<BusyCause, 'compute' | 'memory' | 'starting'>;
+
+export interface WaitQueueOptions {
+  /** Runs that may wait; past it a run fails `busy` (`queue-full`) at once. 0: none waits. */
+  limit: number;
+  /** How long the queue may stand still before a run that waited that long fails `busy`, ms. */
+  timeoutMs: number;
+  /** What the runtime lacks now, named in a refusal. */
+  shortage: () => Shortage;
+  /** The timeout counts from each run's arrival alone (a fixed longest wait), for a queue whose caller times the wait itself. */
+  fromArrival?: boolean;
+  /** True while the runtime is still starting (and may yet start): that time is not counted as standing still. */
+  starting?: () => boolean;
+}
 
 interface Entry<Slot> {
   waiter: Waiter<Slot>;
@@ -38,21 +51,18 @@ export class WaitQueue<Slot> {
   readonly #timeoutMs: number;
   readonly #shortage: () => Shortage;
   readonly #fromArrival: boolean;
+  readonly #starting: (() => boolean) | undefined;
   #entries: Entry<Slot>[] = [];
   #refused = 0;
   #movedAt = 0;
   #timer: NodeJS.Timeout | undefined;
 
-  /**
-   * `shortage`: what the runtime lacks now, named in a refusal.
-   * `fromArrival`: the timeout counts from each run's arrival alone (a fixed
-   * longest wait), for a queue whose caller times the wait itself.
-   */
-  constructor(limit: number, timeoutMs: number, shortage: () => Shortage, fromArrival = false) {
-    this.#limit = limit;
-    this.#timeoutMs = timeoutMs;
-    this.#shortage = shortage;
-    this.#fromArrival = fromArrival;
+  constructor(options: WaitQueueOptions) {
+    this.#limit = options.limit;
+    this.#timeoutMs = options.timeoutMs;
+    this.#shortage = options.shortage;
+    this.#fromArrival = options.fromArrival === true;
+    this.#starting = options.starting;
   }
 
   get size(): number {
@@ -135,6 +145,8 @@ export class WaitQueue<Slot> {
   #expire(): void {
     this.#timer = undefined;
     const now = performance.now();
+    // Waiting for the runtime to start is not a stall: the wait counts from when it is up.
+    if (!this.#fromArrival && this.#starting?.() === true) this.#movedAt = now;
     let deadline = this.#deadline();
     if (deadline !== undefined && deadline <= now) {
       const cause = this.#shortage();
@@ -156,7 +168,9 @@ export class WaitQueue<Slot> {
       message:
         cause === 'compute'
           ? `no compute slot freed up ${when}: every slot is held by runs computing; try again shortly`
-          : `no sandbox memory headroom freed up ${when}; try again shortly`,
+          : cause === 'starting'
+            ? `the sandbox did not become ready ${when}; try again shortly`
+            : `no sandbox memory headroom freed up ${when}; try again shortly`,
     };
   }
 

@@ -117,7 +117,7 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
   sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
   queueLimit: z.int().min(0).describe(stateDefault('Runs waiting for headroom. {default}; a run arriving when full fails `busy` (503).', DEFAULT_QUEUE.queueLimit)),
   queueTimeoutMs: positiveInt().describe(
-    stateDefault('How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long. {default}.', DEFAULT_QUEUE.queueTimeoutMs),
+    stateDefault('How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long (time the sandbox spends starting does not count). {default}.', DEFAULT_QUEUE.queueTimeoutMs),
   ),
 });
 export type PoolConfig = z.infer<typeof poolSchema>;
@@ -191,7 +191,9 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   pool: poolSchema,
   disabledTools: z.array(z.string()).describe('Tool names (built-in or `<server>__<tool>`) never registered. Default [].'),
   retention: group('Session logs: how long they are kept and how much each session and tenant may hold; an unset field keeps its default.', {
-    maxAgeDays: positiveInt().describe(stateDefault('Session logs with no event for this many days are removed (checked hourly). {default}.', DEFAULT_RETENTION.maxAgeDays)),
+    maxAgeDays: positiveInt().describe(
+      stateDefault("Session logs with no event for this many days are removed (checked hourly). {default}. A paused run's journal is kept as long after it expired or its resumed run ended (it can be rolled back until then).", DEFAULT_RETENTION.maxAgeDays),
+    ),
     maxSessionBytes: positiveInt().describe(stateDefault("Bytes one session's log may hold. {default}; past it the session's new runs get 507 `STORAGE_QUOTA`.", DEFAULT_RETENTION.maxSessionBytes, 'bytes')),
     maxTenantBytes: positiveInt().describe(
       stateDefault("Bytes the session logs of one tenant (of everyone, without named tokens) may hold. {default}; past it the tenant's new runs get 507 `STORAGE_QUOTA`.", DEFAULT_RETENTION.maxTenantBytes, 'bytes'),

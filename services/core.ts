@@ -8,6 +8,8 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { createCodeMode, type ComposedCodeMode } from '../compose/code-mode.ts';
 import { createFileJournalStore } from '../src/code-mode/file-journal-store.ts';
+import { createInPlaceApprovers, type InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
+import type { JournalStore } from '../src/code-mode/journal-store.ts';
 import { createJsonlEventSink } from '../src/event-sinks/jsonl-sink.ts';
 import { createMemoryEventSink } from '../src/event-sinks/memory-sink.ts';
 import type { McpLogger } from '../src/mcp/index.ts';
@@ -23,7 +25,7 @@ import { tenantOfStoredId } from './tenancy.ts';
 import { configuredToolSources } from './tool-sources.ts';
 import type { Database } from './postgres/database.ts';
 import type { PostgresEventSink } from './postgres/event-sink.ts';
-import { createRetention, type Retention, type SessionUsage } from './retention.ts';
+import { createRetention, DAY_MS, DEFAULT_RETENTION, type Retention, type SessionUsage } from './retention.ts';
 import { createJsonlSessionUsage } from './session-usage-jsonl.ts';
 
 export interface PtcCore {
@@ -35,6 +37,10 @@ export interface PtcCore {
   logs: LogRouter;
   /** Tool modules, OpenAPI specs and MCP servers, with their status. */
   sources: ToolSources;
+  /** Where a face registers a run's in-place approver (an MCP client with elicitation). */
+  approvers: InPlaceApprovers;
+  /** Whether any tool may pause a run now (a `needsApproval` definition or an `approvals` rule). */
+  mayPause(): boolean;
   /** The shared database when `databaseUrl` is set on a durable core (the server); its event sink holds the session logs. */
   database?: SharedDatabase;
   /** Expiry and quotas of the session logs (`config.retention`), on a durable core. */
@@ -86,6 +92,7 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     if (!disabled.has(tool.name)) registry.register(tool);
   }
   const logs = createLogRouter();
+  const approvers = createInPlaceApprovers();
   // The composition root the library's createCodeMode uses too; it registers run_code.
   const codeMode = createCodeMode({
     registry,
@@ -99,8 +106,13 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     onLog: logs.onLog,
     approvals: config.approvals,
     approvalTtlMs: config.approvalTtlMs,
-    // The server keeps paused runs in its data folder, so they survive a restart; commands that never serve keep them in memory.
-    ...(durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
+    // A finished run can be rolled back, and an expired one decided, as long as its session log is kept.
+    journalRetentionMs: (config.retention.maxAgeDays ?? DEFAULT_RETENTION.maxAgeDays) * DAY_MS,
+    // The server keeps paused runs in its data folder (or, shared by every replica, in the database), so they survive a
+    // restart; commands that never serve keep them in memory.
+    ...(database !== undefined ? { journal: database.journals } : durable ? { journal: createFileJournalStore({ dir: path.join(config.dataDir, 'journals') }) } : {}),
+    // An MCP client with elicitation answers its runs' gated calls in place; other runs pause.
+    approveInPlace: approvers.approve,
   });
   const runtime = codeMode.runtime;
   // The service starts its sandbox with the process, not on the first request (its pool fills
@@ -130,6 +142,8 @@ export async function createCore(config: PtcConfig, options: CoreOptions = {}): 
     codeMode,
     logs,
     sources,
+    approvers,
+    mayPause: () => config.approvals.length > 0 || registry.schemas().some((schema) => schema.mayPause === true),
     ...(database === undefined ? {} : { database }),
     ...(retention === undefined ? {} : { retention }),
     close() {
@@ -152,22 +166,25 @@ export interface SharedDatabase {
   events: PostgresEventSink;
   spill(sessionId: string, callId: string, bytes: Uint8Array): Promise<void>;
   usage: SessionUsage;
+  /** Paused runs' journals, shared by every replica. */
+  journals: JournalStore;
 }
 
 /** Loaded only when a database URL is set: the embedded default never loads `pg`. */
 async function openSharedDatabase(config: PtcConfig, logger: McpLogger | undefined): Promise<SharedDatabase> {
-  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }, { createPostgresSessionUsage }] = await Promise.all([
+  const [{ openDatabase }, { createPostgresEventSink }, { createSpillWriter }, { createPostgresSessionUsage }, { createPostgresJournalStore }] = await Promise.all([
     import('./postgres/database.ts'),
     import('./postgres/event-sink.ts'),
     import('./postgres/spill-store.ts'),
     import('./postgres/usage.ts'),
+    import('./postgres/journal-store.ts'),
   ]);
   const db = await openDatabase({
     url: config.databaseUrl!,
     poolSize: config.databasePoolSize,
     onWarning: (message, error) => logger?.warn({ err: error }, message),
   });
-  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db), usage: createPostgresSessionUsage(db) };
+  return { db, events: createPostgresEventSink(db), spill: createSpillWriter(db), usage: createPostgresSessionUsage(db), journals: createPostgresJournalStore(db) };
 }
 
 /** The registry as tool sources see it: disabled tool names are silently not registered. */

@@ -38,6 +38,8 @@ export interface McpCatalogOptions {
   registry: ToolRegistry;
   /** The code mode's typings (cached by the typings service). */
   typings(): Promise<string>;
+  /** The schemas those typings are made from (`CodeMode.toolSchemas`: gated tools marked `mayPause`). */
+  schemas(): readonly ToolSchema[];
   /** run_code's description holds the whole typings up to this many characters. Default 16,000. */
   typingsBudget?: number;
   promptLimits?: Partial<PromptLimits>;
@@ -64,7 +66,7 @@ export function createMcpCatalog(options: McpCatalogOptions): McpCatalog {
   });
 
   async function build(): Promise<CatalogSnapshot> {
-    const schemas = options.registry.schemas().filter((schema) => schema.name !== RUN_CODE);
+    const schemas = options.schemas().filter((schema) => schema.name !== RUN_CODE);
     const typings = await options.typings();
     const prepared = prepareTools(schemas);
     const byName = new Map(schemas.map((schema) => [schema.name, schema]));

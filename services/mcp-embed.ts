@@ -12,17 +12,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ToolRegistry } from '../src/tool.ts';
+import type { CodeMode } from '../src/code-mode/code-mode.ts';
 import type { PromptLimits } from '../typings/prompt.ts';
 import type { SessionSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
-import { createPtcMcpServer } from './mcp-server.ts';
+import { createPtcMcpServer, type McpDurableOptions } from './mcp-server.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
 export interface CodeModeMcpServerOptions {
   registry: ToolRegistry;
-  /** What the server needs of a code mode: its typings. */
-  codeMode: { typings(): Promise<string> };
+  /** What the server needs of a code mode: its typings and the schemas they are made from. */
+  codeMode: Pick<CodeMode, 'typings' | 'toolSchemas'>;
   /** Where run events are read; a store from `createSessionStore` also gives live progress. */
   sessions: SessionSource;
   logs?: Pick<LogRouter, 'watch'>;
@@ -34,6 +35,12 @@ export interface CodeModeMcpServerOptions {
   sessionId?: string;
   /** Calls in flight. Default: a tracker of its own (32 runs at once). */
   runs?: RunTracker;
+  /**
+   * Durable runs: `{ codeMode, mayPause, approvers? }` lists `decide_run` while `mayPause()` says
+   * some tool may pause, and with `approvers` (the code mode's `approveInPlace` being
+   * `approvers.approve`) asks clients with elicitation in place. Default none: gated calls pause.
+   */
+  durable?: McpDurableOptions;
 }
 
 export interface CodeModeMcpServer {
@@ -46,6 +53,7 @@ export function createCodeModeMcpServer(options: CodeModeMcpServerOptions): Code
   const catalog = createMcpCatalog({
     registry: options.registry,
     typings: () => options.codeMode.typings(),
+    schemas: () => options.codeMode.toolSchemas(),
     typingsBudget: options.typingsBudget,
     promptLimits: options.promptLimits,
   });
@@ -57,6 +65,7 @@ export function createCodeModeMcpServer(options: CodeModeMcpServerOptions): Code
     catalog,
     runs,
     sessionId: options.sessionId ?? `mcp-${randomUUID()}`,
+    ...(options.durable === undefined ? {} : { durable: options.durable }),
   });
   return {
     server: mcp.server,

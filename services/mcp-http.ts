@@ -14,7 +14,7 @@ import type { ToolRegistry } from '../src/tool.ts';
 import type { SessionSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
 import type { McpCatalog } from './mcp-catalog.ts';
-import { createPtcMcpServer } from './mcp-server.ts';
+import { createPtcMcpServer, type McpDurableOptions } from './mcp-server.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { HttpError } from './http-errors.ts';
@@ -34,6 +34,8 @@ export interface McpRouteOptions {
   path?: string;
   /** MCP sessions one tenant may keep open. Default {@link MAX_MCP_SESSIONS}. */
   maxSessionsPerTenant?: number;
+  /** Durable runs: `decide_run`, and approval in place for clients with elicitation. */
+  durable?: McpDurableOptions;
 }
 
 export interface McpRoutes {
@@ -116,6 +118,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       runs: options.runs,
       logs: options.logs,
       metrics: options.metrics,
+      ...(options.durable === undefined ? {} : { durable: options.durable }),
       get sessionId() {
         return sessionId();
       },

@@ -12,7 +12,10 @@
  *   as text after the result and under `_meta["ptc-executor/contexts"]`;
  * - cancellation (`notifications/cancelled` aborts the run as
  *   `DELETE /v1/runs/:callId` does), and `tools/list_changed` when the
- *   catalogue changes.
+ *   catalogue changes;
+ * - durable runs (mcp-approvals.ts): a gated call asks a client with
+ *   elicitation in place; other clients get the paused outcome and answer it
+ *   with `decide_run`.
  */
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -27,11 +30,16 @@ import {
   type ServerNotification,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CodeMode } from '../src/code-mode/code-mode.ts';
+import type { InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
+import { PtcError } from '../src/errors.ts';
 import type { ToolEvent } from '../src/events.ts';
 import type { JsonValue } from '../src/json.ts';
 import type { RunContext } from '../src/run-contexts.ts';
-import type { ToolRegistry } from '../src/tool.ts';
-import { executeCall, type SessionSource } from './call-runner.ts';
+import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
+import { executeCall, type CallResponse, type SessionSource } from './call-runner.ts';
+import { canElicit, DECIDE_RUN, DECIDE_RUN_TOOL, elicitingApprover, readDecideArgs } from './mcp-approvals.ts';
+import { asExecutionResult } from './routes-calls.ts';
 import type { LogRouter } from './log-router.ts';
 import type { McpCatalog } from './mcp-catalog.ts';
 import type { PtcMetrics } from './metrics.ts';
@@ -63,6 +71,18 @@ export interface PtcMcpServerOptions {
   metrics?: PtcMetrics;
   /** Server version announced at initialize. Default `0.1.0`. */
   version?: string;
+  /** Durable runs: `decide_run`, and approval in place for clients with elicitation. Without it gated calls still pause. */
+  durable?: McpDurableOptions;
+}
+
+export interface McpDurableOptions {
+  codeMode: Pick<CodeMode, 'decide' | 'durableStatus'>;
+  /** Where this face's runs register their in-place approver (the code mode's `approveInPlace` asks them). */
+  approvers?: InPlaceApprovers;
+  /** Whether any tool may pause a run now: `decide_run` is listed only then. */
+  mayPause(): boolean;
+  /** `decide_run` answers only runs of this MCP session (a shared HTTP face); default any run. */
+  ownRunsOnly?: boolean;
 }
 
 export interface PtcMcpServer {
@@ -90,6 +110,10 @@ const RUN_CODE_OUTPUT = {
   properties: {
     logs: { type: 'array', items: { type: 'string' }, description: 'Console lines, in order.' },
     result: { description: 'The returned value (JSON); absent when the program returned nothing.' },
+    paused: {
+      type: 'object',
+      description: 'Present when the run paused for approval: { callId, pending: [{ seq, toolName, args }], expiresAt }. Answer it with decide_run.',
+    },
   },
   required: ['logs'],
 } as const;
@@ -148,6 +172,7 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
         annotations: { readOnlyHint: true },
       });
     }
+    if (options.durable?.mayPause() === true) tools.push(DECIDE_RUN_TOOL);
     return { tools };
   });
 
@@ -164,14 +189,17 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
 
   async function callTool(
     params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
-    extra: { signal: AbortSignal; sendNotification(notification: ServerNotification): Promise<void> },
+    extra: { signal: AbortSignal; requestId: string | number; sendNotification(notification: ServerNotification): Promise<void> },
   ): Promise<CallToolResult> {
     const args = params.arguments ?? {};
+    const token = params._meta?.progressToken;
+    const progress: Progress | undefined = token === undefined ? undefined : (step) => extra.sendNotification(progressOf(token, step));
     if (params.name === 'run_code') {
-      const token = params._meta?.progressToken;
-      const progress: Progress | undefined = token === undefined ? undefined : (step) => extra.sendNotification(progressOf(token, step));
-      return runCode(options, args, extra.signal, progress);
+      // A client that can be asked is asked in place, on this request's stream.
+      const ask = options.durable?.approvers !== undefined && canElicit(server) ? elicitingApprover(server, 'mcp client', extra.requestId) : undefined;
+      return runCode(options, args, extra.signal, progress, ask);
     }
+    if (params.name === DECIDE_RUN && options.durable !== undefined) return decideRun(options, options.durable, args, extra.signal, progress);
     const { searchable } = await catalog.snapshot();
     if (params.name === SEARCH_TOOLS && searchable) return searchTools(catalog, args);
     return failure(`unknown tool ${JSON.stringify(params.name).slice(0, 300)}: call run_code${searchable ? ' or search_tools' : ''}`);
@@ -228,16 +256,81 @@ function progressOf(progressToken: string | number, step: { progress: number; me
   return { method: 'notifications/progress', params: { progressToken, progress: step.progress, message: step.message } };
 }
 
-async function runCode(options: PtcMcpServerOptions, args: Record<string, unknown>, signal: AbortSignal, progress: Progress | undefined): Promise<CallToolResult> {
+async function runCode(
+  options: PtcMcpServerOptions,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  progress: Progress | undefined,
+  ask: ReturnType<typeof elicitingApprover> | undefined,
+): Promise<CallToolResult> {
   const callArgs: { [key: string]: JsonValue } = {
     ...(args as { [key: string]: JsonValue }),
     description: typeof args.description === 'string' ? args.description : 'MCP run',
   };
+  const callId = randomUUID();
+  const unregister = ask === undefined ? undefined : options.durable?.approvers?.register(storedCallId(options, callId), ask);
+  try {
+    return await followRun(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId }, callId, signal, progress);
+  } finally {
+    unregister?.();
+  }
+}
+
+/** A run's callId as stored: under the tenant's prefix (the client names it without). */
+function storedCallId(options: PtcMcpServerOptions, callId: string): string {
+  return options.tenant?.inner(callId, 'callId') ?? callId;
+}
+
+/** decide_run: answers a paused run and returns the resumed run's outcome like run_code's. */
+async function decideRun(
+  options: PtcMcpServerOptions,
+  durable: McpDurableOptions,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  progress: Progress | undefined,
+): Promise<CallToolResult> {
+  const read = readDecideArgs(args);
+  if (typeof read === 'string') return failure(read);
+  const { callId, decision } = read;
+  let status;
+  try {
+    status = await durable.codeMode.durableStatus(storedCallId(options, callId));
+  } catch (error) {
+    return failure(error instanceof PtcError ? error.message : 'the paused run could not be read');
+  }
+  if (status === undefined || (durable.ownRunsOnly === true && status.sessionId !== options.sessionId)) {
+    return failure(`no paused run has callId ${JSON.stringify(callId.slice(0, 200))}: pass the callId of a paused run_code result`);
+  }
+  const notWaiting = (state: string) => failure(`run ${JSON.stringify(callId)} is ${state}, not waiting for a decision; nothing was changed`);
+  if (status.status !== 'paused') return notWaiting(status.status);
+  const dispatch = async (runSignal: AbortSignal): Promise<ToolExecutionResult> => {
+    try {
+      return asExecutionResult(await durable.codeMode.decide(storedCallId(options, callId), { ...decision, by: 'mcp client' }, { signal: runSignal }));
+    } catch (error) {
+      // Another decision won the race, or the journal cannot be read: the client reads why.
+      if (error instanceof PtcError) return { isError: true, content: [{ type: 'text', text: error.message }], error: { message: error.message, info: { name: error.name, code: error.code } } };
+      throw error;
+    }
+  };
+  const call = { kind: 'code' as const, name: 'run_code', arguments: undefined, sessionId: status.sessionId, dispatch };
+  // The callId is taken while another decision's resume runs: this one changes nothing.
+  return followRun(options, call, callId, signal, progress, () => notWaiting('being resumed'));
+}
+
+/** Runs one outer call as the tracker's run `callId`, with progress notices, and shapes its MCP result. */
+async function followRun(
+  options: PtcMcpServerOptions,
+  call: Omit<Parameters<typeof executeCall>[1], 'run'>,
+  callId: string,
+  signal: AbortSignal,
+  progress: Progress | undefined,
+  inUse?: () => CallToolResult,
+): Promise<CallToolResult> {
   let run;
   try {
-    const callId = randomUUID();
-    run = options.runs.begin(options.tenant?.inner(callId, 'callId') ?? callId, options.client ?? options.sessionId, callId);
+    run = options.runs.begin(storedCallId(options, callId), options.client ?? options.sessionId, callId);
   } catch (error) {
+    if (inUse !== undefined && (error as { code?: unknown }).code === 'CALL_ID_IN_USE') return inUse();
     return failure((error as Error).message);
   }
   // notifications/cancelled aborts this signal: the run stops as a DELETE /v1/runs/:callId would stop it.
@@ -257,17 +350,30 @@ async function runCode(options: PtcMcpServerOptions, args: Record<string, unknow
           }
         };
   try {
-    const body = await executeCall(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId, run }, onEvent === undefined ? {} : { onEvent });
+    // The client sees its own ids: contexts and a pause name calls without the tenant's prefix.
+    const stored = await executeCall(options, { ...call, run }, onEvent === undefined ? {} : { onEvent });
+    const body = options.tenant?.response(stored) ?? stored;
     // Every progress notice goes out before the result it belongs to.
     await Promise.allSettled(sent);
-    const result: CallToolResult = body.isError
-      ? failure(body.error?.message ?? 'the run failed')
-      : { content: textOf(body.content), structuredContent: body.value as { logs: string[]; result?: JsonValue } };
-    return withContexts(result, body.contexts);
+    return withContexts(resultOf(body, options.durable !== undefined), body.contexts);
   } finally {
     signal.removeEventListener('abort', onAbort);
     run.end();
   }
+}
+
+/** A run's MCP result; a paused run's text says how to answer it. */
+function resultOf(body: CallResponse, decidable: boolean): CallToolResult {
+  if (body.isError) return failure(body.error?.message ?? 'the run failed');
+  const result: CallToolResult = { content: textOf(body.content), structuredContent: body.value as { logs: string[]; result?: JsonValue } };
+  const paused = body.paused as { callId: string } | undefined;
+  if (paused !== undefined && decidable) {
+    result.content.push({
+      type: 'text',
+      text: `Ask the user, then call ${DECIDE_RUN} with { "callId": ${JSON.stringify(paused.callId)}, "decision": "approve" | "deny", "reason"? } to resume the run; do not run the program again.`,
+    });
+  }
+  return result;
 }
 
 async function searchTools(catalog: McpCatalog, args: Record<string, unknown>): Promise<CallToolResult> {

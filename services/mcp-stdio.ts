@@ -39,12 +39,22 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
   const catalog = createMcpCatalog({
     registry: core.registry,
     typings: () => core.codeMode.typings(),
+    schemas: () => core.codeMode.toolSchemas(),
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });
   // One client per process: its runs form one session of the durable log.
   const sessionId = `mcp-${randomUUID()}`;
-  const { server, idle, dispose } = createPtcMcpServer({ registry: core.registry, sessions: core.sessions, logs: core.logs, catalog, runs, sessionId });
+  const { server, idle, dispose } = createPtcMcpServer({
+    registry: core.registry,
+    sessions: core.sessions,
+    logs: core.logs,
+    catalog,
+    runs,
+    sessionId,
+    // One local client: it may decide any paused run, also one paused before this process started.
+    durable: { codeMode: core.codeMode, approvers: core.approvers, mayPause: core.mayPause },
+  });
   let closing: Promise<void> | undefined;
   let finished!: () => void;
   const done = new Promise<void>((resolve) => (finished = resolve));

@@ -4,7 +4,8 @@
  * `maxTenantBytes` gets 507 `STORAGE_QUOTA` on new runs, so no tenant can fill
  * the disk (or the database) the others share. The check is at admission: a
  * run already going may finish past the quota by what one run may store
- * (`limits.maxRunEventBytes` and its result).
+ * (`limits.maxRunEventBytes` and its result). Admissions within a couple of
+ * seconds share one sum of a tenant's total, until one of its runs ends.
  *
  * Where the bytes are counted is a {@link SessionUsage}: the JSONL files
  * (services/session-usage-jsonl.ts) or PostgreSQL (services/postgres/usage.ts).
@@ -52,7 +53,11 @@ export interface Retention {
 
 /** Expired logs are looked for this often, ms (and once at start). */
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** A tenant's total is summed again at most this often, ms: summing reads every session's size. */
+const TENANT_TOTAL_MS = 2_000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
+/** Tenants whose totals are remembered at once. */
+const MAX_TENANT_TOTALS = 1_000;
 
 export function createRetention(
   usage: SessionUsage,
@@ -73,6 +78,18 @@ export function createRetention(
         return 0;
       })
       .finally(() => (sweeping = undefined)));
+  /** prefix → its latest total; one sum in flight per prefix. */
+  const totals = new Map<string, { at: number; bytes: Promise<number> }>();
+  const tenantBytes = (prefix: string): Promise<number> => {
+    const known = totals.get(prefix);
+    if (known !== undefined && performance.now() - known.at < TENANT_TOTAL_MS) return known.bytes;
+    const bytes = usage.tenantBytes(prefix);
+    totals.set(prefix, { at: performance.now(), bytes });
+    // A failed sum is not kept: the next run asks again.
+    bytes.catch(() => totals.get(prefix)?.bytes === bytes && totals.delete(prefix));
+    if (totals.size > MAX_TENANT_TOTALS) totals.delete(totals.keys().next().value as string);
+    return bytes;
+  };
   const timer = setInterval(() => void sweep(), SWEEP_EVERY_MS);
   timer.unref();
   void sweep();
@@ -80,7 +97,7 @@ export function createRetention(
   return {
     limits,
     async admit(sessionId, prefix) {
-      const [session, tenant] = await Promise.all([usage.sessionBytes(sessionId), usage.tenantBytes(prefix)]);
+      const [session, tenant] = await Promise.all([usage.sessionBytes(sessionId), tenantBytes(prefix)]);
       if (session >= limits.maxSessionBytes) {
         throw new HttpError(
           'STORAGE_QUOTA',
@@ -94,7 +111,11 @@ export function createRetention(
         );
       }
     },
-    ran: (sessionId) => usage.touched(sessionId),
+    ran(sessionId) {
+      usage.touched(sessionId);
+      // Its tenant's total grew: the next admission sums it again.
+      for (const prefix of totals.keys()) if (sessionId.startsWith(prefix)) totals.delete(prefix);
+    },
     sweep,
     close: () => clearInterval(timer),
   };

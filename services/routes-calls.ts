@@ -42,8 +42,12 @@ interface CallInput {
   callId?: string;
   /** How much of the call's events the response carries; default all of them. */
   eventDetail?: EventDetail;
-  /** Runs the call instead of dispatching `name` (a decision resuming a paused run). */
-  dispatch?(signal: AbortSignal): Promise<ToolExecutionResult>;
+  /**
+   * Runs the call instead of dispatching `name` (a decision resuming a paused run). The run is
+   * recorded in the ledger only when it calls `record`: a decision does once it has claimed the
+   * run, so a losing one leaves the winner's record alone.
+   */
+  dispatch?(signal: AbortSignal, record: () => Promise<void>): Promise<ToolExecutionResult>;
 }
 
 interface DecisionBody {
@@ -101,9 +105,9 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       arguments: undefined,
       sessionId: tenant.outer(sessionId),
       callId,
-      dispatch: async (signal) => {
+      dispatch: async (signal, record) => {
         try {
-          return asExecutionResult(await controls.decide(stored, decision, { signal }));
+          return asExecutionResult(await controls.decide(stored, decision, { signal, claimed: record }));
         } catch (error) {
           throw httpErrorOf(error);
         }
@@ -202,16 +206,21 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     reply.raw.on('close', onClose);
     // A request whose body was read in full is destroyed by Node once read; only its socket's end means the client left.
     if ((request.raw.destroyed && !request.raw.complete) || request.socket.destroyed) onClose();
-    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run, ...(input.dispatch === undefined ? {} : { dispatch: input.dispatch }) };
-    try {
-      // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
-      await assertStorageWritable();
-      // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
-      await options.retention?.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId'));
+    const record = async (): Promise<void> => {
       if (!(await databaseCall(() => ledger.started({ callId: run.callId, sessionId, name: input.name })))) {
         throw new HttpError('CALL_ID_IN_USE', `a call with callId "${callId}" is already running on another replica: use a fresh callId or omit it`);
       }
       recorded = true;
+    };
+    const { dispatch } = input;
+    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run, ...(dispatch === undefined ? {} : { dispatch: (signal: AbortSignal) => dispatch(signal, record) }) };
+    try {
+      // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
+      await assertStorageWritable();
+      // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
+      const { retention } = options;
+      if (retention !== undefined) await databaseCall(() => retention.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId')));
+      if (dispatch === undefined) await record();
       if (!acceptsEventStream(request)) {
         const body = await executeCall(options, call);
         state = endState(body, run.signal);
@@ -238,8 +247,10 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         });
         state = endState(body, run.signal);
         // Recorded before the result is sent, so a GET /v1/runs/:callId right after sees the end.
-        recorded = false;
-        await ledger.ended(run.callId, state);
+        if (recorded) {
+          recorded = false;
+          await ledger.ended(run.callId, state);
+        }
         // Without a log router the lines arrive with the result.
         if (liveLines === 0) for (const line of logsOf(body)) if (!stream.send('log', { line })) await stream.room();
         // The result may be larger than a connection may hold unsent: it goes as the client takes it.
@@ -291,6 +302,8 @@ function busyRefusal(body: CallResponse): HttpError | undefined {
       return new HttpError('NO_COMPUTE_SLOT', `every compute slot stayed held by runs computing while the queue stood still, so ${nothingRan}`, headers);
     case 'queue-full':
       return new HttpError('QUEUE_FULL', `the sandbox's wait queue was full, so ${nothingRan}`, headers);
+    case 'starting':
+      return new HttpError('NOT_READY', `the sandbox did not become ready in time, so ${nothingRan}`, headers);
     case 'closed':
       return new HttpError('NOT_READY', 'the sandbox is shutting down and nothing of the program ran: retry against a running instance');
     default:
@@ -306,7 +319,7 @@ function logsOf(body: CallResponse): string[] {
 }
 
 /** A decision's outcome as the call runner takes results: what `decide` resolved, without its contexts (the events carry them). */
-function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
+export function asExecutionResult(result: CodeModeToolResult): ToolExecutionResult {
   if (result.isError) return { isError: true, content: result.content, error: result.error ?? { message: 'the resumed run failed' } };
   return { isError: false, content: result.content, value: (result.value ?? { logs: [] }) as unknown as JsonValue };
 }

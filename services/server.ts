@@ -253,6 +253,7 @@ async function mountRoutes(
   const catalog = createMcpCatalog({
     registry: core.registry,
     typings: () => core.codeMode.typings(),
+    schemas: () => core.codeMode.toolSchemas(),
     typingsBudget: config.typingsBudget,
     promptLimits: { ...config.limits },
   });
@@ -264,6 +265,8 @@ async function mountRoutes(
     catalog,
     runs,
     maxSessionsPerTenant: config.maxMcpSessionsPerTenant,
+    // A shared face: each MCP session decides only its own paused runs (POST /v1/runs/:callId/decision decides any).
+    durable: { codeMode: core.codeMode, approvers: core.approvers, mayPause: core.mayPause, ownRunsOnly: true },
   });
   return {
     get size() {

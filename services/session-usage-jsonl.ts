@@ -15,6 +15,8 @@ const SUFFIX = '.jsonl';
 export function createJsonlSessionUsage(dir: string, sink: Pick<JsonlEventSink, 'removeSession'>): SessionUsage {
   const index = new Map<string, { bytes: number; changedMs: number }>();
   const fileOf = (sessionId: string) => join(dir, `${sessionId}${SUFFIX}`);
+  /** Refreshes after runs ended, which a tenant's total waits for. */
+  const refreshing = new Set<Promise<number>>();
 
   async function refresh(sessionId: string): Promise<number> {
     try {
@@ -49,12 +51,15 @@ export function createJsonlSessionUsage(dir: string, sink: Pick<JsonlEventSink, 
     },
     async tenantBytes(prefix) {
       await scanned;
+      await Promise.all(refreshing);
       let total = 0;
       for (const [sessionId, { bytes }] of index) if (sessionId.startsWith(prefix)) total += bytes;
       return total;
     },
     touched(sessionId) {
-      void refresh(sessionId);
+      const done = refresh(sessionId);
+      refreshing.add(done);
+      void done.finally(() => refreshing.delete(done));
     },
     async removeOlderThan(cutoff) {
       await scanned;

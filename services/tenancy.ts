@@ -58,8 +58,9 @@ export function tenantOfStoredId(names: readonly string[]): ((id: string) => str
   if (names.length === 0) return undefined;
   const known = new Set(names);
   return (id) => {
-    const name = id.slice(0, id.indexOf('_'));
-    return known.has(name) ? name : undefined;
+    const end = id.indexOf('_');
+    const name = end === -1 ? undefined : id.slice(0, end);
+    return name !== undefined && known.has(name) ? name : undefined;
   };
 }
 

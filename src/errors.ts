@@ -81,7 +81,7 @@ export function isHttpErrorCode(code: string): code is HttpErrorCode {
 export interface ErrorDetails {
   /** `CODE_RUN_FAILED`: how the run failed (`syntax`, `typecheck`, `exception`, `timeout`, `memory`, `busy`, …). */
   kind?: SandboxFailureKind;
-  /** `CODE_RUN_FAILED` of kind `busy`: what the run lacked (`compute`, `memory`, `queue-full`, `closed`). */
+  /** `CODE_RUN_FAILED` of kind `busy`: what the run lacked (`compute`, `memory`, `queue-full`, `starting`, `closed`). */
   busy?: BusyCause;
   /** `CODE_RUN_FAILED`: 1-based line in the model's program. */
   line?: number;

@@ -126,7 +126,7 @@ export function describeThrown(thrown: unknown): { name: string; message: string
 const FAILURE_KINDS: ReadonlySet<string> = new Set<SandboxFailureKind>([
   'syntax', 'typecheck', 'exception', 'timeout', 'abort', 'memory', 'output-limit', 'call-limit', 'invalid-output', 'crashed', 'busy', 'replay-divergence',
 ]);
-const BUSY_CAUSES: ReadonlySet<string> = new Set<BusyCause>(['compute', 'memory', 'queue-full', 'closed']);
+const BUSY_CAUSES: ReadonlySet<string> = new Set<BusyCause>(['compute', 'memory', 'queue-full', 'starting', 'closed']);
 /** Longest toolName or callId kept in an error's info (both come from registered names and host-made ids). */
 const MAX_ID_LENGTH = 512;
 

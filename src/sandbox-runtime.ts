@@ -23,9 +23,9 @@ export type SandboxFailureKind =
 /**
  * What a run refused `busy` lacked: a compute slot (`pool.maxActiveRuns`
  * held by runs computing), memory headroom, room in the wait queue, or a
- * runtime at all (it closed).
+ * runtime at all (still starting, or closed).
  */
-export type BusyCause = 'compute' | 'memory' | 'queue-full' | 'closed';
+export type BusyCause = 'compute' | 'memory' | 'queue-full' | 'starting' | 'closed';
 
 export interface SandboxFailure {
   kind: SandboxFailureKind;

@@ -18,6 +18,18 @@ export interface RunCodeInput {
 export interface CodeModeToolOptions {
   /** The session the runs' events go to. Default `"default"`. */
   sessionId?: string;
+  /** The key of a resume tool (`createResumeRunTool`) beside this one: a paused run's text tells the model to call it. Default none. */
+  resumeTool?: string;
+}
+
+/** The key `createCodeModeTools` gives the resume tool. */
+export const RESUME_RUN = 'resume_run';
+
+/** Words appended to what the model reads of a paused run, so it asks through the resume tool. */
+export function resumeHint(result: CodeModeToolResult, toolName: string | undefined): string {
+  const paused = result.paused;
+  if (toolName === undefined || result.status !== 'paused' || paused === undefined) return '';
+  return `\nTo ask the user for this decision, call ${toolName} with { "callId": ${JSON.stringify(paused.callId)} } and wait: do not run the program again.`;
 }
 
 /**
@@ -38,7 +50,7 @@ export async function createCodeModeTool(codeMode: Pick<CodeMode, 'asTool'>, opt
         ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
       }),
     // The model reads the rendered content, never the value object.
-    toModelOutput: ({ output }) => ({ type: output.isError ? 'error-text' : 'text', value: contentText(output.content) }),
+    toModelOutput: ({ output }) => ({ type: output.isError ? 'error-text' : 'text', value: contentText(output.content) + resumeHint(output, options.resumeTool) }),
   });
 }
 

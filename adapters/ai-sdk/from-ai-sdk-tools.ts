@@ -6,6 +6,7 @@
  * offers one (zod: constraints, defaults, transforms), else ajv on its JSON
  * Schema. A declared output schema inside the raw subset (after an exact
  * down-conversion) is enforced; any other is typed and marked unvalidated.
+ * A tool's `needsApproval` carries over: a program's call pauses its run.
  */
 import { asSchema, type Schema, type Tool } from 'ai';
 import type { ContentBlock } from '../../src/content.ts';
@@ -104,7 +105,7 @@ function readSchema(flexible: unknown, root: string, violations: string[]): Read
 function toDefinition(name: string, source: Tool, input: ReadSchema, output: ReadSchema | undefined): ToolDefinition<JsonObject, JsonValue> {
   const execute = source.execute!;
   const enforced = output === undefined ? undefined : downConvertToSubset(output.json);
-  return {
+  const definition: ToolDefinition<JsonObject, JsonValue> = {
     name,
     // A description computed from a per-call context has no single text: the name stands in.
     description: (typeof source.description === 'string' ? source.description.trim() : '') || `The AI SDK tool "${name}".`,
@@ -136,6 +137,13 @@ function toDefinition(name: string, source: Tool, input: ReadSchema, output: Rea
       return value as JsonValue;
     },
   };
+  // A tool that needs approval in the AI SDK needs it inside a program too: the run pauses there.
+  const needsApproval = source.needsApproval;
+  if (needsApproval === true) definition.needsApproval = true;
+  else if (typeof needsApproval === 'function') {
+    definition.needsApproval = async (args, call) => (await needsApproval(args, { toolCallId: call.callId, messages: [], context: undefined as never })) === true;
+  }
+  return definition;
 }
 
 /** Standard Schema issues as `path: message`, one per issue. */

@@ -29,6 +29,12 @@ const resultBox = $<HTMLDivElement>('result');
 const errorBox = $<HTMLDivElement>('error');
 const status = $<HTMLDivElement>('status');
 const tokenBanner = $<HTMLDivElement>('token-required');
+const approvalForm = $<HTMLFormElement>('approval');
+const approvalCall = $<HTMLParagraphElement>('approval-call');
+const approvalArgs = $<HTMLPreElement>('approval-args');
+const approvalReason = $<HTMLInputElement>('approval-reason');
+const approveButton = $<HTMLButtonElement>('approve');
+const denyButton = $<HTMLButtonElement>('deny');
 
 const ts = createTsClient();
 const shared = readFragment(location.hash);
@@ -167,7 +173,9 @@ function setRunning(on: boolean): void {
 interface RunBody {
   callId: string;
   isError: boolean;
-  value?: { logs?: string[]; result?: unknown };
+  /** Set when the run paused for approval. */
+  paused?: Paused;
+  value?: { logs?: string[]; result?: unknown; paused?: Paused };
   error?: { message: string; info?: { code?: string } };
   stats?: { wallMs?: number; calls?: number };
 }
@@ -221,21 +229,27 @@ function showError(code: string, message: string): void {
 async function run(): Promise<void> {
   if (running !== undefined) return;
   const callId = randomId();
-  running = { callId };
-  setRunning(true);
   timeline.reset();
   logs.textContent = '';
   logBuffer = [];
-  resultBox.hidden = true;
-  errorBox.hidden = true;
-  say('Running…');
   const body: Record<string, unknown> = { code: editor.getCode(), callId, description: 'playground run' };
   const session = sessionInput.value.trim();
   if (session !== '') body.sessionId = session;
   if (timeoutInput.value !== '') body.timeoutMs = Number(timeoutInput.value);
+  await follow(callId, '/v1/run', body, 'Running…');
+}
+
+/** POSTs `body` to `path` as a stream and shows what it tells: the timeline, logs, then the result, failure or pause. */
+async function follow(callId: string, path: string, body: Record<string, unknown>, saying: string): Promise<void> {
+  running = { callId };
+  setRunning(true);
+  hideApproval();
+  resultBox.hidden = true;
+  errorBox.hidden = true;
+  say(saying);
   try {
     const response = await ensureOk(
-      await api('/v1/run', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) }),
+      await api(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(body) }),
     );
     let ended = false;
     for await (const { event, data } of readEventStream(response)) {
@@ -245,7 +259,9 @@ async function run(): Promise<void> {
       else if (event === 'context') appendLog(describeContext(data as InjectedContext));
       else if (event === 'result') {
         ended = true;
-        showResult(data as RunBody);
+        const paused = pausedOf(data as RunBody);
+        if (paused === undefined) showResult(data as RunBody);
+        else showApproval(paused);
       } else if (event === 'error') {
         ended = true;
         const error = data as { code?: string; message?: string };
@@ -264,6 +280,78 @@ async function run(): Promise<void> {
     setRunning(false);
   }
 }
+
+// --- approval -------------------------------------------------------------------
+
+/** A paused run's gated call, as the run's result names it. */
+interface Paused {
+  callId: string;
+  pending: PendingCall[];
+}
+interface PendingCall {
+  seq: number;
+  toolName: string;
+  args: unknown;
+}
+
+function pausedOf(body: RunBody): Paused | undefined {
+  return body.isError ? undefined : (body.paused ?? body.value?.paused);
+}
+
+let waitingFor: Paused | undefined;
+
+function showApproval(paused: Paused): void {
+  waitingFor = paused;
+  const call = paused.pending[0];
+  if (call !== undefined) timeline.waiting({ callId: `${paused.callId}:ptc:${call.seq}`, toolName: call.toolName, args: call.args });
+  approvalCall.textContent = call === undefined ? 'The run waits for a decision.' : `Call ${call.seq}: tools.${call.toolName}(…) waits for your decision; the run resumes where it stopped.`;
+  approvalArgs.textContent = JSON.stringify(call?.args ?? null, null, 2);
+  approvalReason.value = '';
+  approvalForm.hidden = false;
+  document.body.dataset.paused = 'true';
+  say('Paused: waiting for approval.');
+}
+
+function hideApproval(): void {
+  approvalForm.hidden = true;
+  delete document.body.dataset.paused;
+}
+
+async function decide(decision: 'approve' | 'deny'): Promise<void> {
+  const paused = waitingFor;
+  if (paused === undefined || running !== undefined) return;
+  waitingFor = undefined;
+  const reason = approvalReason.value.trim();
+  const call = paused.pending[0];
+  if (call !== undefined) timeline.decided(`${paused.callId}:ptc:${call.seq}`, decision, reason);
+  timeline.resume();
+  // The resumed run replays the program from its start, so it logs everything again: its lines replace these.
+  logs.textContent = '';
+  logBuffer = [];
+  const body: Record<string, unknown> = { decision, ...(reason === '' ? {} : { reason }) };
+  await follow(paused.callId, `/v1/runs/${encodeURIComponent(paused.callId)}/decision`, body, decision === 'approve' ? 'Approved: resuming…' : 'Denied: resuming…');
+}
+
+/** A run of this session that paused before the page was opened (a reload, another tab) is offered for a decision too. */
+async function showWaitingRun(): Promise<void> {
+  try {
+    const response = await api('/v1/approvals', { cache: 'no-store' });
+    // A server without durable runs, or one that wants a token: nothing to offer.
+    if (!response.ok) return;
+    const { approvals } = (await response.json()) as { approvals: (Paused & { sessionId: string })[] };
+    const latest = approvals.filter((run) => run.sessionId === currentSession()).at(-1);
+    if (latest === undefined || running !== undefined || waitingFor !== undefined) return;
+    timeline.reset();
+    showApproval({ callId: latest.callId, pending: latest.pending });
+    timeline.finish();
+  } catch {
+    // Offering a waiting run is a convenience: the page works without it.
+  }
+}
+
+approveButton.addEventListener('click', () => void decide('approve'));
+denyButton.addEventListener('click', () => void decide('deny'));
+approvalForm.addEventListener('submit', (event) => event.preventDefault());
 
 async function cancel(): Promise<void> {
   if (running === undefined) return;
@@ -315,4 +403,5 @@ document.addEventListener('visibilitychange', revalidateTypings);
 void loadAll().finally(() => {
   document.body.dataset.ready = 'true';
   performance.mark('playground-ready');
+  void showWaitingRun();
 });

@@ -51,9 +51,55 @@ function compact(value: unknown): string {
   return text.length > MAX_ARGS_CHARS ? `${text.slice(0, MAX_ARGS_CHARS - 1)}…` : text;
 }
 
+/** One row of the waterfall (not yet in the list): name, arguments, duration text and a bar from `at`. */
+function makeRow(start: DispatchStart, state: string, durationText: string, at: number, content: string): Row {
+  const el = document.createElement('li');
+  el.dataset.testid = 'timeline-row';
+  el.dataset.tool = start.name;
+  el.dataset.state = state;
+  const details = document.createElement('details');
+  const head = document.createElement('summary');
+  const name = document.createElement('span');
+  name.className = 'call-name';
+  name.textContent = start.name;
+  const args = document.createElement('code');
+  args.className = 'call-args';
+  args.textContent = compact(start.arguments);
+  const duration = document.createElement('span');
+  duration.className = 'call-duration';
+  duration.textContent = durationText;
+  const track = document.createElement('span');
+  track.className = 'call-track';
+  track.setAttribute('aria-hidden', 'true');
+  const bar = document.createElement('span');
+  bar.className = 'call-bar';
+  bar.style.setProperty('--s', String(at));
+  track.append(bar);
+  head.append(name, args, duration, track);
+  const body = document.createElement('pre');
+  body.className = 'call-content';
+  body.textContent = content;
+  details.append(head, body);
+  el.append(details);
+  return { el, bar, duration, body, start, startedAt: at };
+}
+
+/** A gated call the run paused at (it has not started: a person decides first). */
+export interface PausedCall {
+  callId: string;
+  toolName: string;
+  args: unknown;
+}
+
 export interface Timeline {
   reset(): void;
   start(event: DispatchStart): void;
+  /** Adds a row for a call waiting for approval; its `start` (once approved) takes the row over. */
+  waiting(call: PausedCall): void;
+  /** A person answered the waiting call: a denied one ends there; an approved one waits for its start. */
+  decided(callId: string, decision: 'approve' | 'deny', reason: string): void;
+  /** The run goes on after a decision: the bars grow again, the rows so far stay. */
+  resume(): void;
   end(event: DispatchEnd): void;
   /** Stops the bars growing (the run ended); rows that never ended stay `running`. */
   finish(): void;
@@ -110,38 +156,22 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
       if (rows.size === 0) origin = performance.now();
       const startedAt = now();
       running++;
-      const el = document.createElement('li');
-      el.dataset.testid = 'timeline-row';
-      el.dataset.tool = event.name;
-      el.dataset.state = 'running';
-      el.dataset.startSeq = String(event.seq);
-      const details = document.createElement('details');
-      const head = document.createElement('summary');
-      const name = document.createElement('span');
-      name.className = 'call-name';
-      name.textContent = event.name;
-      const args = document.createElement('code');
-      args.className = 'call-args';
-      args.textContent = compact(event.arguments);
-      const duration = document.createElement('span');
-      duration.className = 'call-duration';
-      duration.textContent = 'running…';
-      const track = document.createElement('span');
-      track.className = 'call-track';
-      track.setAttribute('aria-hidden', 'true');
-      const bar = document.createElement('span');
-      bar.className = 'call-bar';
-      bar.style.setProperty('--s', String(startedAt));
-      track.append(bar);
-      head.append(name, args, duration, track);
-      const body = document.createElement('pre');
-      body.className = 'call-content';
-      body.textContent = `arguments: ${JSON.stringify(event.arguments, null, 2)}`;
-      details.append(head, body);
-      el.append(details);
-      const row: Row = { el, bar, duration, body, start: event, startedAt };
+      const waited = rows.get(event.callId);
+      if (waited !== undefined && waited.el.dataset.state === 'waiting') {
+        waited.start = event;
+        waited.startedAt = startedAt;
+        schedule(() => {
+          waited.el.dataset.state = 'running';
+          waited.el.dataset.startSeq = String(event.seq);
+          waited.bar.style.setProperty('--s', String(startedAt));
+          waited.duration.textContent = 'running…';
+        });
+        return;
+      }
+      const row = makeRow(event, 'running', 'running…', startedAt, `arguments: ${JSON.stringify(event.arguments, null, 2)}`);
+      row.el.dataset.startSeq = String(event.seq);
       rows.set(event.callId, row);
-      schedule(() => list.append(el));
+      schedule(() => list.append(row.el));
     },
     end(event) {
       const row = rows.get(event.callId);
@@ -158,6 +188,34 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
         row.duration.textContent = `${ms} ms${event.isError ? ` · error${event.error?.code ? ` ${event.error.code}` : ''}` : ''}`;
         row.body.textContent = `arguments: ${JSON.stringify(row.start.arguments, null, 2)}\n\nisError: ${event.isError}\n\n${renderContent(event.content)}`;
       });
+    },
+    waiting(call) {
+      if (rows.has(call.callId)) return;
+      const at = now();
+      const start: DispatchStart = { callId: call.callId, name: call.toolName, arguments: call.args, seq: 0, at: new Date().toISOString() };
+      const row = makeRow(start, 'waiting', 'waiting for approval', at, `arguments: ${JSON.stringify(call.args, null, 2)}\n\nwaiting for a person's decision`);
+      row.bar.style.setProperty('--e', String(at));
+      rows.set(call.callId, row);
+      schedule(() => list.append(row.el));
+    },
+    decided(callId, decision, reason) {
+      const row = rows.get(callId);
+      if (row === undefined || row.el.dataset.state !== 'waiting') return;
+      schedule(() => {
+        row.el.dataset.decision = decision;
+        if (decision === 'approve') {
+          row.duration.textContent = 'approved';
+          return;
+        }
+        row.el.dataset.state = 'denied';
+        row.bar.classList.add('ended');
+        row.duration.textContent = 'denied';
+        row.body.textContent = `arguments: ${JSON.stringify(row.start.arguments, null, 2)}\n\ndenied${reason === '' ? '' : `: ${reason}`}`;
+      });
+    },
+    resume() {
+      live = true;
+      if (frame === 0) frame = requestAnimationFrame(tick);
     },
     finish() {
       schedule(() => {

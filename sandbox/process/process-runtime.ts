@@ -51,7 +51,12 @@ export function createProcessRuntime(options?: ProcessRuntimeOptions): ProcessRu
 
 /** The pool behind the `process` runtime, over either transport (transport.ts). */
 export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions): ProcessRuntime {
-  const queue = new WaitQueue<SandboxChild>(resolved.queueLimit, resolved.queueTimeoutMs, () => supervisor.shortage);
+  const queue = new WaitQueue<SandboxChild>({
+    limit: resolved.queueLimit,
+    timeoutMs: resolved.queueTimeoutMs,
+    shortage: () => supervisor.shortage,
+    starting: () => supervisor.starting,
+  });
   const supervisor = new Supervisor(resolved, () => queue.drain(() => supervisor.take()));
   let closed = false;
   let closing: Promise<void> | undefined;
@@ -111,7 +116,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
         memoryBudgetBytes: resolved.memoryBudgetMiB * MiB,
         memoryUsedBytes: supervisor.chargedBytes,
         saturated,
-        ...(saturated ? { saturatedBy: supervisor.shortage } : {}),
+        ...(saturated ? { saturatedBy: supervisor.shortage === 'compute' ? ('compute' as const) : ('memory' as const) } : {}),
         isolatesReused: supervisor.isolatesReused,
       };
     },

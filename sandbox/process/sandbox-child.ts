@@ -188,6 +188,8 @@ export class SandboxChild {
         resolve,
         // Until the child says the program started, the run may wait there for headroom (at most
         // queueTimeoutMs, then it fails busy) or for an isolate: that wait is no reason to kill.
+        // Each program the child starts restarts this clock (#started): only a child that stopped
+        // starting programs is killed, not one that works through a burst on a loaded machine.
         deadline: setTimeout(
           () =>
             this.kill(`${this.#noun} was replaced because it stopped starting programs; run it again`, {
@@ -238,6 +240,8 @@ export class SandboxChild {
       this.#outbox.flush();
       this.#child.close();
     }
+    // Waited for: an idle child is unref'd, and a close awaiting its exit must keep the loop alive.
+    this.#child.hold(true);
     const grace = setTimeout(() => this.#child.kill(), this.#options.killGraceMs);
     await this.exited;
     clearTimeout(grace);
@@ -290,6 +294,7 @@ export class SandboxChild {
     if (!run || run.started) return;
     run.started = true;
     clearTimeout(run.deadline);
+    for (const waiting of this.#runs.values()) if (!waiting.started) waiting.deadline.refresh();
     const { timeoutMs } = run.request.limits;
     run.deadline = setTimeout(
       () =>

@@ -63,8 +63,18 @@ export class Supervisor {
     return best;
   }
 
-  /** What a run waits for when no child takes it: a compute slot when a child with memory for it is at its gate of computing runs, else memory. */
-  get shortage(): 'compute' | 'memory' {
+  /** No child is ready yet, and the children may still start (they have not failed their start-up attempts). */
+  get starting(): boolean {
+    return this.readyCount === 0 && this.#startupFailures < startupAttempts && !this.#closed;
+  }
+
+  /**
+   * What a run waits for when no child takes it: a child at all while none is
+   * ready, a compute slot when a child with memory for it is at its gate of
+   * computing runs, else memory.
+   */
+  get shortage(): 'compute' | 'memory' | 'starting' {
+    if (this.readyCount === 0) return 'starting';
     return this.#slots.some((child) => child.shortage === 'compute') ? 'compute' : 'memory';
   }
 

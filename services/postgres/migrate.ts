@@ -48,6 +48,17 @@ const STEPS: readonly string[] = [
   `ALTER TABLE ptc_sessions ADD COLUMN IF NOT EXISTS bytes bigint NOT NULL DEFAULT 0`,
   `ALTER TABLE ptc_sessions ADD COLUMN IF NOT EXISTS changed_at timestamptz NOT NULL DEFAULT now()`,
   `CREATE INDEX IF NOT EXISTS ptc_sessions_changed ON ptc_sessions (changed_at)`,
+  // Durable runs: the journal's JSON text; status and pause time in columns for claims and listing.
+  `CREATE TABLE IF NOT EXISTS ptc_journals (
+     call_id text PRIMARY KEY,
+     status text NOT NULL CHECK (status IN ('paused', 'resuming', 'finished', 'rolled-back')),
+     paused_at bigint NOT NULL,
+     record text NOT NULL
+   )`,
+  `CREATE INDEX IF NOT EXISTS ptc_journals_paused ON ptc_journals (paused_at) WHERE status = 'paused'`,
+  // When a record is over (journalOverAt), so a sweep removes it without reading records.
+  `ALTER TABLE ptc_journals ADD COLUMN IF NOT EXISTS over_at bigint`,
+  `CREATE INDEX IF NOT EXISTS ptc_journals_over ON ptc_journals (over_at) WHERE over_at IS NOT NULL`,
 ];
 
 export async function migrate(pool: Pool): Promise<void> {

@@ -22,7 +22,7 @@ import type { JsonValue } from '../json.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
 import { createEventAgent } from '../event-agent.ts';
 import { hookContexts, injectedContext, type RunContext } from '../run-contexts.ts';
-import type { Agent, DispatchToken, HookContext, ToolDefinition, ToolErrorInfo, ToolRegistry } from '../tool.ts';
+import type { Agent, DispatchToken, HookContext, ToolDefinition, ToolErrorInfo, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { SandboxRuntime } from '../sandbox-runtime.ts';
 import { CODE_MODE_KINDS, TYPECHECK_MODES, describeChoices, type CodeModeKind } from './choices.ts';
 import { resolveLimits, type CodeModeLimits } from './limits.ts';
@@ -31,6 +31,7 @@ import type { ApprovalRule } from './approval-rules.ts';
 import { DurableRuns, type DurableRunStatus, type PausedRun, type PausedValue, type RollbackReport } from './durable-runs.ts';
 import type { ApprovalDecision, JournalStore, PendingCall } from './journal-store.ts';
 import { createMemoryJournalStore } from './memory-journal-store.ts';
+import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypingsService } from './typings-service.ts';
 
 export type { CodeModeKind } from './choices.ts';
@@ -64,18 +65,35 @@ export interface CodeModeCoreOptions {
   journal?: JournalStore;
   /** How long a paused run waits for a decision, ms; a later decision denies the call with reason `expired`. Default 24 h. */
   approvalTtlMs?: number;
+  /**
+   * How long a paused run's record is kept once it is over, ms: after it expired, or after its
+   * resumed run finished or was rolled back. Until then it can be rolled back (and an expired one
+   * decided, as denied); then the store removes it. Default 30 days.
+   */
+  journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
+  /**
+   * Asks a person about a gated call while its run waits, before pausing it (an MCP client with
+   * elicitation): a decision applies in place, with no pause and no replay; undefined pauses the
+   * run as usual. Default none: gated calls pause.
+   */
+  approveInPlace?: InPlaceApprover;
 }
 
 /** Default {@link CodeModeCoreOptions.approvalTtlMs}: a day. */
 export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Default {@link CodeModeCoreOptions.journalRetentionMs}: as long as the service keeps session logs by default. */
+export const DEFAULT_JOURNAL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface CodeMode {
   /** The limits every run is held to (defaults filled in); the prompt states these. */
   readonly limits: Readonly<CodeModeLimits>;
   /** The `.d.ts` the model is shown for the currently registered tools. */
   typings(): Promise<string>;
+  /** The schemas the typings are made from: the registry's without run_code, `mayPause` on every gated tool (an approval rule's too). */
+  toolSchemas(): ToolSchema[];
   /** Instructions and typings for the model; `''` in `'native'` mode. */
   prompt(): Promise<string>;
   /**
@@ -94,7 +112,7 @@ export interface CodeMode {
    * cannot be read, `INVALID_ARGS` for a malformed decision). Past `approvalTtlMs` the call is
    * denied with reason `expired`, whatever the decision.
    */
-  decide(callId: string, decision: ApprovalDecision, call?: Omit<CodeModeToolCall, 'callId' | 'sessionId'>): Promise<CodeModeToolResult>;
+  decide(callId: string, decision: ApprovalDecision, call?: DecideCall): Promise<CodeModeToolResult>;
   /**
    * Reverts the applied calls of run `callId` (paused, or resumed and ended) that have a `revert`,
    * newest first, and reports those it could not revert. Rejects like `decide` when the run is
@@ -105,6 +123,16 @@ export interface CodeMode {
   durableStatus(callId: string): Promise<DurableRunStatus | undefined>;
   /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */
   close(): Promise<void>;
+}
+
+/** How a decision's resumed run is called: like {@link CodeModeTool.execute}, with its own hook. */
+export interface DecideCall extends Omit<CodeModeToolCall, 'callId' | 'sessionId'> {
+  /**
+   * Called once this decision has claimed the run, before the program runs again (a host records
+   * the run there, so a losing decision records nothing). A rejection puts the run back, paused
+   * and undecided, and the decision rejects with it.
+   */
+  claimed?(): Promise<void>;
 }
 
 export type { ApprovalDecision, DurableRunStatus, PausedRun, PendingCall, RollbackReport };
@@ -174,11 +202,16 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   const nestedContexts = new WeakMap<DispatchToken, HookContext[]>();
   const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
   if (!(Number.isSafeInteger(approvalTtlMs) && approvalTtlMs > 0)) throw new TypeError(`approvalTtlMs must be a positive whole number of milliseconds (got ${String(approvalTtlMs)})`);
+  const journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
+  if (!(Number.isSafeInteger(journalRetentionMs) && journalRetentionMs > 0)) {
+    throw new TypeError(`journalRetentionMs must be a positive whole number of milliseconds (got ${String(journalRetentionMs)})`);
+  }
   const durable = new DurableRuns({
     registry,
     store: options.journal ?? createMemoryJournalStore(),
     ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     approvalTtlMs,
+    journalRetentionMs,
     maxJournalValueBytes: limits.maxJournalValueBytes,
     now: options.now ?? Date.now,
   });
@@ -191,6 +224,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     typecheck,
     ...(typings === undefined ? {} : { typings }),
     ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+    ...(options.approveInPlace === undefined ? {} : { approveInPlace: options.approveInPlace }),
   }) as unknown as ToolDefinition;
 
   // Registered first: a registry that already has a run_code refuses it before any hook is installed.
@@ -258,6 +292,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
   return {
     limits,
     typings: async () => needTypings().typings(visibleSchemas()),
+    toolSchemas: visibleSchemas,
     prompt: async () => (mode === 'native' ? '' : needTypings().prompt(visibleSchemas(), limits)),
     async asTool() {
       const description = await needTypings().prompt(visibleSchemas(), limits);
@@ -270,9 +305,10 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
       });
     },
     pending: (callIdPrefix = '') => durable.pending(callIdPrefix),
-    async decide(callId, decision, call = {}) {
+    async decide(callId, decision, { claimed: onClaimed, ...call } = {}) {
       const claimed = await durable.claimForDecision(callId, decision);
       try {
+        await onClaimed?.();
         return await execute(claimed.run, { ...call, callId, sessionId: claimed.sessionId });
       } finally {
         await durable.releaseUnstarted(callId);

@@ -18,6 +18,11 @@ export interface DurableRunsOptions {
   approvalTtlMs: number;
   /** Bytes of one value a paused run's journal may keep. */
   maxJournalValueBytes: number;
+  /**
+   * How long a record is kept once it is over, ms: after a paused run expired, or a resumed run
+   * finished or was rolled back. Until then it can be rolled back (and an expired one decided).
+   */
+  journalRetentionMs: number;
   /** Epoch ms. */
   now(): number;
 }
@@ -65,6 +70,9 @@ export interface RollbackReport {
 
 const approveAlways: ApprovalTest = () => true;
 
+/** Records that are over are looked for at most this often (on a pause or a listing). */
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
+
 export class DurableRuns {
   readonly #options: DurableRunsOptions;
   readonly #rule: ((toolName: string) => boolean) | undefined;
@@ -72,6 +80,9 @@ export class DurableRuns {
   readonly #resumes = new Map<string, { journal: RunJournal; paused: RunJournal }>();
   /** Whether any registered tool may need approval; recomputed after the registry changes. */
   #anyGated: boolean | undefined;
+  /** When records that are over were last removed (epoch ms). */
+  #sweptAt = Number.NEGATIVE_INFINITY;
+  #sweeping: Promise<void> | undefined;
 
   constructor(options: DurableRunsOptions) {
     this.#options = options;
@@ -136,6 +147,7 @@ export class DurableRuns {
       expiresAt,
     };
     await this.#options.store.put(record);
+    await this.#sweepIfDue();
     const expires = new Date(expiresAt).toISOString();
     this.#append({
       type: 'run/paused',
@@ -159,7 +171,7 @@ export class DurableRuns {
       const { value: _dropped, ...kept } = entry;
       return kept;
     });
-    await this.#options.store.put({ ...resumed, status: 'finished', entries, reads: [], pending: [] });
+    await this.#options.store.put({ ...resumed, status: 'finished', entries, reads: [], pending: [], endedAt: this.now() });
   }
 
   /** Where run `callId` stands, when it ever paused; undefined otherwise. */
@@ -171,6 +183,7 @@ export class DurableRuns {
 
   /** Paused runs whose callId starts with `prefix`, not yet expired, oldest first. */
   async pending(prefix = ''): Promise<PausedRun[]> {
+    await this.#sweepIfDue();
     const now = this.now();
     const paused = await this.#options.store.listPaused(prefix);
     return paused
@@ -257,9 +270,28 @@ export class DurableRuns {
         report.notReverted.push({ ...done, reason: `its revert failed: ${describe(error)}` });
       }
     }
-    await store.put({ ...claimed, status: 'rolled-back', pending: [] });
+    await store.put({ ...claimed, status: 'rolled-back', pending: [], endedAt: this.now() });
     this.#append({ type: 'run/reverted', sessionId: claimed.sessionId, callId, rootCallId: callId, reverted: report.reverted, notReverted: report.notReverted });
     return report;
+  }
+
+  /**
+   * Removes the records over for longer than `journalRetentionMs`, at most once per sweep period,
+   * when the store can. A failed sweep is retried at the next period and fails nothing else.
+   */
+  async #sweepIfDue(): Promise<void> {
+    const { store, journalRetentionMs } = this.#options;
+    const now = this.now();
+    if (store.removeOverBefore === undefined || now - this.#sweptAt < Math.min(SWEEP_EVERY_MS, journalRetentionMs)) return;
+    this.#sweptAt = now;
+    this.#sweeping ??= store
+      .removeOverBefore(now - journalRetentionMs)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => (this.#sweeping = undefined));
+    await this.#sweeping;
   }
 
   async #notClaimable(callId: string, what: string): Promise<PtcError> {

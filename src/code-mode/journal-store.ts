@@ -70,6 +70,8 @@ export interface RunJournal {
   pausedAt: number;
   /** Epoch ms after which the gated call is denied with reason `expired`. */
   expiresAt: number;
+  /** Epoch ms when the run became `finished` or `rolled-back`. */
+  endedAt?: number;
 }
 
 /**
@@ -90,8 +92,29 @@ export interface JournalStore {
    * `from`: of concurrent claims on one record, exactly one wins.
    */
   claim(callId: string, from: RunJournalStatus, to: RunJournalStatus): Promise<RunJournal | undefined>;
+  /**
+   * Optional: removes the records that are over before `cutoff` (epoch ms; see {@link journalOverAt})
+   * and resolves how many went. A store without it keeps every record.
+   */
+  removeOverBefore?(cutoff: number): Promise<number>;
   /** Releases what the store holds (files, connections). */
   close?(): Promise<void>;
+}
+
+/**
+ * When a record stops being of use but for a rollback, epoch ms: a paused run's expiry, a finished
+ * or rolled-back run's end. Undefined while a decision resumes it.
+ */
+export function journalOverAt(journal: Pick<RunJournal, 'status' | 'pausedAt' | 'expiresAt' | 'endedAt'>): number | undefined {
+  switch (journal.status) {
+    case 'paused':
+      return journal.expiresAt;
+    case 'resuming':
+      return undefined;
+    default:
+      // A record from before `endedAt` existed ended after its pause.
+      return journal.endedAt ?? journal.pausedAt;
+  }
 }
 
 /** A stored journal that cannot be read (truncated, edited, another format): the resume runs nothing. */

@@ -2,7 +2,7 @@
  * The in-memory {@link JournalStore}: the library's default. Paused runs live as long as the
  * process; records are copied in and out, so a caller's later change never reaches the store.
  */
-import type { JournalStore, RunJournal } from './journal-store.ts';
+import { journalOverAt, type JournalStore, type RunJournal } from './journal-store.ts';
 
 export function createMemoryJournalStore(): JournalStore {
   const records = new Map<string, RunJournal>();
@@ -27,6 +27,14 @@ export function createMemoryJournalStore(): JournalStore {
       const before = structuredClone(found);
       found.status = to;
       return before;
+    },
+    async removeOverBefore(cutoff) {
+      let removed = 0;
+      for (const [callId, record] of records) {
+        const over = journalOverAt(record);
+        if (over !== undefined && over < cutoff && records.delete(callId)) removed++;
+      }
+      return removed;
     },
   };
 }

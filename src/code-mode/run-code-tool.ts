@@ -14,8 +14,9 @@ import type { QueueOwner } from '../fair-queue.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeCancellation, describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
-import { RunScheduler } from './scheduler.ts';
+import { RunScheduler, type RunSchedulerOptions } from './scheduler.ts';
 import type { DurableRuns, PausedValue } from './durable-runs.ts';
+import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
 
 export const RUN_CODE = 'run_code';
@@ -38,6 +39,8 @@ export interface RunCodeDeps {
   nestedContexts?: WeakMap<DispatchToken, HookContext[]>;
   /** Journals, pauses and resumes runs whose tools may need approval. */
   durable?: DurableRuns;
+  /** Asks for a gated call's decision while the run waits, before pausing it. */
+  approveInPlace?: InPlaceApprover;
 }
 
 const RUN_CODE_PARAMETERS = {
@@ -146,6 +149,7 @@ async function runProgram(
     maxArgBytes: limits.maxArgBytes,
     maxParallelCalls: limits.maxParallelCalls,
     ...(journal === undefined ? {} : { journal, now: () => durable!.now(), deadlineAt: durable!.now() + timeoutMs }),
+    ...(journal === undefined || deps.approveInPlace === undefined ? {} : { approveInPlace: inPlaceFor(deps.approveInPlace, exec) }),
   });
   const onLog = deps.onLog;
   const call = { callId: exec.callId, sessionId: exec.sessionId };
@@ -207,4 +211,9 @@ function failureDetails(failure: SandboxFailure, scheduler: RunScheduler): Error
     details.callId = failure.callId;
   }
   return details;
+}
+
+/** The run's in-place approver, told which run and session each gated call belongs to. */
+function inPlaceFor(approver: InPlaceApprover, exec: ToolExec): NonNullable<RunSchedulerOptions['approveInPlace']> {
+  return (call) => approver({ ...call, runCallId: exec.callId, sessionId: exec.sessionId });
 }

@@ -21,7 +21,7 @@ import { chunkedValueOf, requestValueChunks, type ValueChunkSink } from '../valu
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { orderCommits } from '../commit-order.ts';
 import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
-import type { PendingCall } from './journal-store.ts';
+import type { ApprovalDecision, PendingCall } from './journal-store.ts';
 import type { JournaledCall, RunJournalRecorder } from './journal.ts';
 
 export interface RunSchedulerOptions {
@@ -45,6 +45,11 @@ export interface RunSchedulerOptions {
   /** With `journal`: the host's clock (epoch ms) and the run's deadline on it; a gated call past it is denied `timeout`. */
   now?(): number;
   deadlineAt?: number;
+  /**
+   * With `journal`: asks a person about a gated call while the run waits (in-place-approval.ts).
+   * A decision applies there and then; undefined (no one to ask) pauses the run as usual.
+   */
+  approveInPlace?(call: { callId: string; seq: number; toolName: string; args: JsonValue; signal: AbortSignal }): Promise<ApprovalDecision | undefined>;
 }
 
 interface Pending {
@@ -96,6 +101,10 @@ export class RunScheduler {
   readonly #gates = new Map<string, Pending>();
   /** callId → tool name of each nested call that failed (at most maxCalls entries). */
   readonly #failed = new Map<string, string>();
+  /** Gated calls offered for a decision in place: being asked, or asked without an answer (they pause). */
+  readonly #inPlace = new Map<JournaledCall, 'asking' | 'unanswered'>();
+  /** Of those, how many are being asked now (their question is cancelled when the run ends). */
+  #asking = 0;
   /** The call that needs approval, at the head of the queue: nothing after it starts. */
   #paused: Pending | undefined;
   /** The pause is complete: every call before it settled, and the run was told to end. */
@@ -151,7 +160,7 @@ export class RunScheduler {
     if (this.#closed) return;
     this.#closed = true;
     // Only a dispatch still running holds the signal; aborting builds a DOMException (a stack capture), per run.
-    if (this.#inFlight > 0) this.#controller.abort();
+    if (this.#inFlight > 0 || this.#asking > 0) this.#controller.abort();
     const abandoned = this.#queue.slice(this.#head);
     this.#queue = [];
     this.#head = 0;
@@ -231,9 +240,43 @@ export class RunScheduler {
       journaled.answer = { ok: false, error: { ...denial, callId: head.callId } };
       return true;
     }
+    if (o.approveInPlace !== undefined && this.#inPlace.get(journaled) !== 'unanswered') {
+      if (this.#inPlace.get(journaled) === 'asking') return false;
+      this.#askInPlace(head, journaled, o.approveInPlace);
+      return false;
+    }
     this.#paused = head;
     this.#completePause();
     return false;
+  }
+
+  /** Asks for a decision on the gated call at the head of the queue; the queue holds until it comes. */
+  #askInPlace(head: Pending, journaled: JournaledCall, ask: NonNullable<RunSchedulerOptions['approveInPlace']>): void {
+    const o = this.#options;
+    this.#inPlace.set(journaled, 'asking');
+    this.#asking++;
+    const call = { callId: head.callId, seq: journaled.seq, toolName: head.name, args: head.args, signal: this.#controller.signal };
+    void ask(call).finally(() => this.#asking--).then(
+      (decision) => {
+        if (this.#closed) return;
+        if (decision === undefined) this.#inPlace.set(journaled, 'unanswered');
+        else {
+          this.#inPlace.delete(journaled);
+          const now = o.now?.() ?? Date.now();
+          journaled.needsApproval = false;
+          if (decision.decision === 'approve') journaled.decision = { ...decision, at: now };
+          else {
+            const denial = o.journal!.deny(journaled, head.name, head.args, decision.reason ?? 'denied', now);
+            journaled.answer = { ok: false, error: { ...denial, callId: head.callId } };
+          }
+        }
+        this.#pump();
+      },
+      () => {
+        this.#inPlace.set(journaled, 'unanswered');
+        if (!this.#closed) this.#pump();
+      },
+    );
   }
 
   /** Ends the paused run once every call started before the gated one has settled. */

@@ -106,7 +106,7 @@ export function planOperations(document: Record<string, unknown>, specUrl?: stri
         if (typeof p.description === 'string') parameter.description = p.description;
         plan.parameters.push(parameter);
       }
-      const body = swagger2 ? swagger2Body(params, document, operation, bodyKey) : openApi3Body(document, operation.requestBody, bodyKey);
+      const body = swagger2 ? swagger2Body(params, bodyKey) : openApi3Body(document, operation.requestBody, bodyKey);
       if (body !== undefined) plan.body = body;
       operations.push(plan);
     }
@@ -200,7 +200,7 @@ function openApi3Body(document: unknown, raw: unknown, key: string): OperationBo
 }
 
 /** A 2.0 body parameter, or its formData parameters as one object. */
-function swagger2Body(params: Record<string, unknown>[], _document: unknown, _operation: Record<string, unknown>, key: string): OperationBody | undefined {
+function swagger2Body(params: Record<string, unknown>[], key: string): OperationBody | undefined {
   const body = params.find((p) => p.in === 'body');
   if (body !== undefined) {
     return {

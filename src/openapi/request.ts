@@ -51,9 +51,10 @@ export async function callOperation(plan: OperationPlan, args: JsonObject, setti
   for (let attempt = 0; ; attempt++) {
     let response: Response;
     try {
-      response = await fetch(url, { method: plan.method.toUpperCase(), headers, ...(body === undefined ? {} : { body }), signal, redirect: 'follow' });
+      response = await followSameOrigin(url, { method: plan.method.toUpperCase(), headers, ...(body === undefined ? {} : { body }), signal }, what);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
+      if (error instanceof PtcError) throw error;
       throw new PtcError('TOOL_FAILED', `${what}: the request failed (${networkReason(error)}); the API may be down or unreachable from the host`);
     }
     if ((response.status === 429 || response.status === 503) && attempt < settings.retries) {
@@ -87,6 +88,33 @@ export async function callOperation(plan: OperationPlan, args: JsonObject, setti
   }
 }
 
+/** Redirects followed for one request. */
+const MAX_REDIRECTS = 5;
+
+/**
+ * fetch, following redirects only within the URL's origin: fetch would
+ * carry a configured header other than Authorization to any host a
+ * response points at.
+ */
+async function followSameOrigin(url: URL, init: RequestInit & { method: string }, what: string): Promise<Response> {
+  let target = url;
+  for (let hops = 0; ; hops++) {
+    const response = await fetch(target, { ...init, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || location === null) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const next = new URL(location, target);
+    if (next.origin !== url.origin) throw new PtcError('TOOL_FAILED', `${what} redirected to another origin (${next.origin}); not followed, so the configured headers stay with the API`);
+    if (hops >= MAX_REDIRECTS) throw new PtcError('TOOL_FAILED', `${what}: more than ${MAX_REDIRECTS} redirects`);
+    // 303, and 301/302 after a POST, turn into a GET without a body, as browsers do.
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && init.method === 'POST')) {
+      const { body: _body, ...rest } = init;
+      init = { ...rest, method: 'GET' };
+    }
+    target = next;
+  }
+}
+
 /** `HTTP_404`: the code of a failed response (the status names it). */
 function httpCode(status: number): `HTTP_${number}` {
   return `HTTP_${status}`;
@@ -97,7 +125,10 @@ function buildUrl(plan: OperationPlan, args: JsonObject, baseUrl: string): { url
   for (const p of plan.parameters) {
     if (p.in !== 'path') continue;
     const value = args[p.key];
-    path = path.replaceAll(`{${p.name}}`, encodeURIComponent(value === undefined || value === null ? '' : scalarText(value)));
+    const text = value === undefined || value === null ? '' : scalarText(value);
+    // A dot segment would climb out of the operation's path to another endpoint (the URL parser folds it, encoded or not).
+    if (text === '.' || text === '..') throw new PtcError('INVALID_ARGS', `path parameter ${JSON.stringify(p.name)} cannot be ${JSON.stringify(text)}`);
+    path = path.replaceAll(`{${p.name}}`, encodeURIComponent(text));
   }
   const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;
   const url = new URL(base + path);

@@ -2,7 +2,7 @@
  * Durable runs end to end on a real sandbox (both runtimes, through the vitest projects): a gated
  * call pauses the run, a decision resumes it by replay, and a rollback reverts it.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -264,6 +264,20 @@ describe('pause and resume', () => {
     expect((await w.codeMode.decide('r1', { decision: 'approve' })).value?.result).toEqual({ paid: 4 });
   });
 
+  it('calls claimed() once the decision holds the run; a rejection puts it back paused, and a loser never calls it', async () => {
+    const w = world();
+    await w.run(`return await tools.pay({ amount: 5 });`, 'r1');
+    await expect(w.codeMode.decide('r1', { decision: 'approve' }, { claimed: async () => Promise.reject(new Error('ledger down')) })).rejects.toThrow('ledger down');
+    expect(w.executed).toEqual([]);
+    expect((await w.codeMode.pending()).map((run) => run.callId)).toEqual(['r1']);
+    const claims: string[] = [];
+    const decisions = ['a', 'b'].map((who) => w.codeMode.decide('r1', { decision: 'approve' }, { claimed: async () => void claims.push(who) }));
+    const outcomes = await Promise.allSettled(decisions);
+    expect(outcomes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(claims).toHaveLength(1);
+    expect(w.executed).toEqual(['pay({"amount":5})']);
+  });
+
   it('rolls back applied calls newest first, reports a throwing revert and goes on', async () => {
     const w = world();
     await w.run(`await tools.mail({ to: 'x' }); await tools.pay({ amount: 9 }); await tools.read({ n: 1 });`, 'r1');
@@ -322,6 +336,64 @@ describe('a journal in a data folder', () => {
     // The new process never ran the journaled read; it ran the approved call with the journaled arguments.
     expect(second.executed).toEqual([`pay(${JSON.stringify(pendingArgs)})`]);
     await expect(second.codeMode.decide('r1', { decision: 'approve' })).rejects.toMatchObject({ code: 'RUN_NOT_PAUSED' });
+  });
+
+  const HOUR = 60 * 60 * 1000;
+  const recordsIn = async (folder: string): Promise<string[]> =>
+    (await readdir(folder))
+      .filter((name) => name.endsWith('.json'))
+      .map((name) => decodeURIComponent(name.slice(0, -'.json'.length)))
+      .sort();
+
+  it('removes a record journalRetentionMs after its run expired or ended, keeping it until then; files are 0600 in a 0700 folder', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ptc-journal-'));
+    const journals = join(dir, 'journals');
+    const w = world({ journal: createFileJournalStore({ dir: journals }), approvalTtlMs: 60_000, journalRetentionMs: HOUR });
+    const start = w.clock.now;
+    await w.run(`await tools.pay({ amount: 1 });`, 'expiring');
+    await w.run(`await tools.pay({ amount: 2 });`, 'finished');
+    await w.codeMode.decide('finished', { decision: 'approve' });
+    await w.run(`await tools.pay({ amount: 3 });`, 'rolled-back');
+    await w.codeMode.decide('rolled-back', { decision: 'approve' });
+    await w.codeMode.rollback('rolled-back');
+    expect(await recordsIn(journals)).toEqual(['expiring', 'finished', 'rolled-back']);
+    expect((await stat(journals)).mode & 0o777).toBe(0o700);
+    for (const name of await readdir(journals)) expect((await stat(join(journals, name))).mode & 0o777).toBe(0o600);
+
+    // Ended an hour ago: gone. Expired less than an hour ago: kept, and still decided as denied.
+    w.clock.now = start + HOUR + 1;
+    expect(await w.codeMode.pending()).toEqual([]);
+    expect(await recordsIn(journals)).toEqual(['expiring']);
+    await expect(w.codeMode.rollback('finished')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    expect(await w.codeMode.durableStatus('expiring')).toMatchObject({ status: 'paused' });
+
+    w.clock.now = start + 60_000 + 2 * HOUR;
+    await w.run(`await tools.pay({ amount: 4 });`, 'fresh');
+    expect(await recordsIn(journals)).toEqual(['fresh']);
+    expect((await w.codeMode.pending()).map((run) => run.callId)).toEqual(['fresh']);
+  });
+
+  it('removes records over for journalRetentionMs from the in-memory store too', async () => {
+    const w = world({ approvalTtlMs: 60_000, journalRetentionMs: HOUR });
+    await w.run(`await tools.pay({ amount: 1 });`, 'r1');
+    await w.codeMode.decide('r1', { decision: 'deny' });
+    expect(await w.codeMode.durableStatus('r1')).toMatchObject({ status: 'finished' });
+    w.clock.now += HOUR + 1;
+    await w.codeMode.pending();
+    expect(await w.codeMode.durableStatus('r1')).toBeUndefined();
+  });
+
+  it('lists paused runs from its index: a finished record is not read again, a new store reads the folder once', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ptc-journal-'));
+    const w = world({ journal: createFileJournalStore({ dir }) });
+    await w.run(`await tools.pay({ amount: 1 });`, 'r1');
+    await w.codeMode.decide('r1', { decision: 'approve' });
+    // Behind the store's back the finished record now says paused: this store's index still knows better.
+    const file = join(dir, 'r1.json');
+    await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), status: 'paused' }));
+    expect(await w.codeMode.pending()).toEqual([]);
+    const restarted = world({ journal: createFileJournalStore({ dir }) });
+    expect((await restarted.codeMode.pending()).map((run) => run.callId)).toEqual(['r1']);
   });
 
   it('fails the decision of a truncated journal clearly, and runs nothing', async () => {

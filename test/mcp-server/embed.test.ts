@@ -9,6 +9,7 @@ import { createMemoryEventSink } from '../../src/event-sinks/memory-sink.ts';
 import { createCodeMode, createToolRegistry, type CodeMode } from '../../entries/index.ts';
 import type { ToolRegistry } from '../../src/tool.ts';
 import { createBuiltinTools } from '../../src/tools/index.ts';
+import { MAY_PAUSE_NOTE } from '../../typings/prepare.ts';
 import { createCodeModeMcpServer, type CodeModeMcpServer } from '../../services/mcp-embed.ts';
 import { createSessionStore, type SessionStore } from '../../services/session-store.ts';
 
@@ -72,6 +73,29 @@ describe('createCodeModeMcpServer', () => {
       const result = (await client.callTool({ name: 'search_tools', arguments: { query, limit: 2 } })) as CallToolResult;
       const names = (result.structuredContent as { tools: { name: string }[] }).tools.map((t) => t.name);
       expect(names, query).toContain(tool);
+    }
+  });
+
+  it('marks a tool gated only by an approvals rule in search_tools results, as in the whole typings', async () => {
+    const gatedRegistry = createToolRegistry();
+    for (const tool of createBuiltinTools({ workspace })) gatedRegistry.register(tool);
+    const codeModeOfRule = createCodeMode({ registry: gatedRegistry, approvals: [{ tools: 'wr*', when: 'always' }] });
+    try {
+      const mcp = createCodeModeMcpServer({ registry: gatedRegistry, codeMode: codeModeOfRule, sessions, typingsBudget: 1, sessionId: 'gated' });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      await mcp.server.connect(serverSide);
+      const client = new Client({ name: 'test', version: '1.0.0' });
+      await client.connect(clientSide);
+      open.push({ client, mcp });
+      const result = (await client.callTool({ name: 'search_tools', arguments: { query: 'create a new file', limit: 5 } })) as CallToolResult;
+      const found = (result.structuredContent as { tools: { name: string; typings: string }[] }).tools;
+      const typingsOf = (name: string) => found.find((tool) => tool.name === name)?.typings;
+      expect(typingsOf('write')).toContain(MAY_PAUSE_NOTE);
+      expect(typingsOf('edit')).toEqual(expect.any(String));
+      expect(typingsOf('edit')).not.toContain(MAY_PAUSE_NOTE);
+      expect(await codeModeOfRule.typings()).toContain(MAY_PAUSE_NOTE);
+    } finally {
+      await codeModeOfRule.close();
     }
   });
 

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiTools } from '../../src/openapi/index.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import { createTypingsService } from '../../typings/service.ts';
-import { createBench, valueOf, type Bench } from '../code-mode/harness.ts';
+import { createCodeModeCore } from '../../src/code-mode/code-mode.ts';
+import { createBench, sharedRuntime, valueOf, type Bench } from '../code-mode/harness.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const SPEC = path.join(root, 'test/openapi/fixtures/petstore.yaml');
@@ -43,7 +44,7 @@ beforeAll(async () => {
   const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/v1`;
   bench = createBench({ typings });
   const sources = await Promise.all([
-    openApiTools({ name: 'pets', spec: SPEC, baseUrl: prismUrl, approvals: { methods: ['POST'] } }),
+    openApiTools({ name: 'pets', spec: SPEC, baseUrl: prismUrl }),
     // Prism answers the status a `Prefer: code=…` header asks for: configured headers reach the server.
     openApiTools({ name: 'pets404', spec: SPEC, baseUrl: prismUrl, headers: { Prefer: 'code=404' }, include: ['showPetById'] }),
     openApiTools({ name: 'pets500', spec: SPEC, baseUrl: prismUrl, headers: { Prefer: 'code=500' }, include: ['GET /pets'] }),
@@ -137,11 +138,26 @@ describe('an OpenAPI spec served by prism', () => {
     expect(schema.output).toMatchObject({ type: 'object', required: ['id', 'name'], properties: { tag: { oneOf: [{ type: 'string' }, { type: 'null' }] } } });
   });
 
-  it('GET is concurrency-safe, other methods exclusive; approvals by method mark the definitions', async () => {
+  it('GET is concurrency-safe, other methods exclusive; approvals by method gate the definitions and pause a run', async () => {
     expect(bench.registry.get('pets__listPets')!.isConcurrencySafe({})).toBe(true);
     expect(bench.registry.get('pets__createPet')!.isConcurrencySafe({ body: { name: 'x' } })).toBe(false);
     const definitions = await openApiTools({ name: 'p', spec: SPEC, baseUrl: prismUrl, approvals: { methods: ['POST'] } });
     expect(definitions.filter((d) => d.needsApproval === true).map((d) => d.name)).toEqual(['p__createPet']);
+    // Gated by method: the program's GET goes out, its POST pauses the run for a person.
+    const registry = createToolRegistry();
+    for (const definition of definitions) registry.register(definition);
+    const gated = createCodeModeCore({ registry, runtime: sharedRuntime(), typings: { typings: async () => '', prompt: async () => '', check: async () => [] } });
+    try {
+      const tool = await gated.asTool();
+      const paused = await tool.execute(
+        { code: `const all = await tools.p__listPets({}); await tools.p__createPet({ body: { name: 'Kitty' } }); return all.length;`, description: 'gated' },
+        { callId: 'gated-1', sessionId: 'g' },
+      );
+      expect(paused.status).toBe('paused');
+      expect(paused.paused?.pending).toEqual([expect.objectContaining({ toolName: 'p__createPet', args: { body: { name: 'Kitty' } } })]);
+    } finally {
+      await gated.close();
+    }
     const byGlob = await openApiTools({ name: 'p', spec: SPEC, baseUrl: prismUrl, approvals: ['show*'], exclude: ['POST /pets'] });
     expect(byGlob.map((d) => [d.name, d.needsApproval === true])).toEqual([
       ['p__listPets', false],

@@ -56,6 +56,9 @@ const swagger2 = {
       },
     },
     '/health': { get: { produces: ['text/plain'], responses: { '200': { description: 'ok', schema: { type: 'string' } } } } },
+    '/orders/{id}': {
+      get: { operationId: 'getOrder', parameters: [{ in: 'path', name: 'id', required: true, type: 'string' }], responses: { '200': { description: 'ok', schema: { $ref: '#/definitions/Order' } } } },
+    },
   },
   definitions: { Order: { type: 'object', required: ['item'], properties: { item: { type: 'string' }, qty: { type: 'integer', minimum: 1 } } } },
 };
@@ -69,7 +72,7 @@ async function registryOf(options: Partial<Parameters<typeof openApiTools>[0]> =
 describe('OpenAPI requests', () => {
   it('Swagger 2.0: body parameter as body, csv and multi arrays, a non-JSON success as text with its content type', async () => {
     const registry = await registryOf();
-    expect(registry.schemas().map((schema) => schema.name)).toEqual(['shop__createOrder', 'shop__get_health', 'shop__listOrders']);
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(['shop__createOrder', 'shop__getOrder', 'shop__get_health', 'shop__listOrders']);
     handler = (request, response, body) =>
       request.url === '/api/health' ? response.writeHead(200, { 'content-type': 'text/plain' }).end('all good') : json(response, request.method === 'POST' ? 201 : 200, request.method === 'POST' ? JSON.parse(body) : []);
     requests.length = 0;
@@ -123,6 +126,40 @@ describe('OpenAPI requests', () => {
     for (const args of [{}, { tag: ['chunked'] }]) {
       const result = await registry.dispatch({ name: 'shop__listOrders', arguments: args });
       expect(result.isError && result.error.message).toContain('the response is larger than 1000 bytes (maxResponseBytes)');
+    }
+  });
+
+  it('path parameters cannot climb to another endpoint; redirects are followed only within the origin', async () => {
+    const registry = await registryOf({ headers: { 'X-Api-Key': 'k-123' } });
+    handler = (_request, response) => json(response, 200, { item: 'x' });
+    for (const id of ['..', '.']) {
+      const result = await registry.dispatch({ name: 'shop__getOrder', arguments: { id } });
+      expect(result.isError && result.error.info?.code).toBe('INVALID_ARGS');
+    }
+    // An id with a slash stays one segment.
+    requests.length = 0;
+    await registry.dispatch({ name: 'shop__getOrder', arguments: { id: '../admin' } });
+    expect(requests.map((request) => request.url)).toEqual(['/api/orders/..%2Fadmin']);
+
+    const seenElsewhere: (string | string[] | undefined)[] = [];
+    const elsewhere = createServer((request, response) => {
+      seenElsewhere.push(request.headers['x-api-key']);
+      json(response, 200, { item: 'stolen' });
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    try {
+      const away = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/x`;
+      handler = (request, response) =>
+        request.url === '/api/orders/away' ? response.writeHead(302, { location: away }).end() :
+        request.url === '/api/orders/moved' ? response.writeHead(301, { location: '/api/orders/here' }).end() :
+        json(response, 200, { item: request.url });
+      const redirected = await registry.dispatch({ name: 'shop__getOrder', arguments: { id: 'away' } });
+      expect(redirected.isError && redirected.error.message).toContain('GET /orders/away redirected to another origin');
+      expect(seenElsewhere).toEqual([]);
+      const moved = await registry.dispatch({ name: 'shop__getOrder', arguments: { id: 'moved' } });
+      expect(moved.isError ? moved.error : moved.value).toEqual({ item: '/api/orders/here' });
+    } finally {
+      await new Promise((resolve) => elsewhere.close(resolve));
     }
   });
 

@@ -15,10 +15,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveCli, type ServedCli } from '../helpers/serve-cli.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
-/** Build output and local state: the copy must build its own. */
-const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'playground/dist', 'test/playground/artifacts', '.ptc', 'workspace', 'coverage']);
+/**
+ * Build output and local state: the copy builds its own dist/. The playground's build is copied
+ * with its times, so prepack rebuilds it only when it is older than its sources (as npm test's
+ * pretest leaves it current, that is one playground build per suite, not two).
+ */
+const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'test/playground/artifacts', '.ptc', 'workspace', 'coverage']);
 /** Packing builds the library and the playground, and installing resolves the dependencies (from npm's cache when it has them). */
 const PREPARE_MS = 300_000;
+/** Each command starts a Node process or two, which a loaded machine can make slow. */
+const COMMAND_MS = 120_000;
+/** In-process isolates: a run or a server start does not wait for sandbox processes to start. */
+const RUNTIME = ['--runtime', 'in-process'];
 
 // npm and the bins it installs run on this Node (24), whatever the system's is. The npm_* variables
 // of an `npm test` around this run would point the child npm at this repository.
@@ -31,7 +39,7 @@ interface Ran {
   stderr: string;
 }
 
-async function run(command: string, args: string[], cwd: string, timeout = 120_000): Promise<Ran> {
+async function run(command: string, args: string[], cwd: string, timeout = COMMAND_MS): Promise<Ran> {
   try {
     const { stdout, stderr } = await promisify(execFile)(command, args, { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
@@ -55,7 +63,7 @@ describe('the packed package, installed into a fresh project', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ptc-packed-'));
     const source = join(dir, 'source');
-    await cp(root, source, { recursive: true, filter: (from) => !NOT_COPIED.has(relative(root, from)) });
+    await cp(root, source, { recursive: true, preserveTimestamps: true, filter: (from) => !NOT_COPIED.has(relative(root, from)) });
     await symlink(realpathSync(join(root, 'node_modules')), join(source, 'node_modules'));
     await succeed('npm', ['pack', '--pack-destination', dir], source, PREPARE_MS);
     const tarball = (await readdir(dir)).find((name) => name.endsWith('.tgz'));
@@ -93,7 +101,7 @@ describe('the packed package, installed into a fresh project', () => {
     expect(unwanted).toEqual([]);
   });
 
-  it("runs the README's library example and prints what its comment promises", async () => {
+  it("runs the README's library example and prints what its comment promises", { timeout: COMMAND_MS }, async () => {
     const readme = await readFile(join(root, 'README.md'), 'utf8');
     const example = /## Use it as a library\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
@@ -102,24 +110,24 @@ describe('the packed package, installed into a fresh project', () => {
     expect(stdout.trim()).toBe(/console\.log\(.*\); \/\/ (.*)\n/.exec(example!)?.[1]);
   });
 
-  it('npx -p ptc-executor ptc --help finds the installed bin', async () => {
+  it('npx -p ptc-executor ptc --help finds the installed bin', { timeout: COMMAND_MS }, async () => {
     const stdout = await succeed('npx', ['-p', 'ptc-executor', 'ptc', '--help'], project);
     expect(stdout).toMatch(/^Usage: ptc \[options\] \[command\]/);
     expect(stdout).toContain('serve [options]');
   });
 
-  it('ptc run runs a program and prints its logs and result', async () => {
+  it('ptc run runs a program and prints its logs and result', { timeout: COMMAND_MS }, async () => {
     await mkdir(join(project, 'workspace'));
     await writeFile(join(project, 'workspace/notes.txt'), 'hello');
     await writeFile(join(project, 'program.ts'), 'const paths: string[] = (await tools.glob({ pattern: "*.txt" })).paths;\nconsole.log("found", paths.length);\nreturn paths;');
-    const stdout = await succeed(join(project, 'node_modules/.bin/ptc'), ['run', 'program.ts'], project);
+    const stdout = await succeed(join(project, 'node_modules/.bin/ptc'), ['run', 'program.ts', ...RUNTIME], project);
     expect(stdout).toBe('found 1\n[\n  "notes.txt"\n]\n');
   });
 
-  it('ptc serve serves the built playground page and /healthz', async () => {
+  it('ptc serve serves the built playground page and /healthz', { timeout: COMMAND_MS }, async () => {
     let served: ServedCli | undefined;
     try {
-      served = await serveCli({ cwd: project, cli: join(project, 'node_modules/ptc-executor/dist/services/cli.js'), nodeFlags: [] });
+      served = await serveCli({ cwd: project, cli: join(project, 'node_modules/ptc-executor/dist/services/cli.js'), nodeFlags: [], args: RUNTIME });
       const page = await fetch(`${served.url}/`);
       expect(page.status).toBe(200);
       const html = await page.text();

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../services/postgres/database.ts';
+import { describe, expect, it } from 'vitest';
 import { createPostgresEventSink } from '../../services/postgres/event-sink.ts';
 import type { NewToolEvent } from '../../src/events.ts';
-import { startTestDatabase, type TestDatabase } from './embedded.ts';
+import { useTestDatabase } from './test-database.ts';
 import { existsSync } from 'node:fs';
 import { createToolRegistry } from '../../src/registry.ts';
 import { createSpillWriter, readSpill } from '../../services/postgres/spill-store.ts';
 import { echoTool, textOf } from '../src/tool-fixtures.ts';
 
-let pg: TestDatabase;
-const opened: Database[] = [];
-
-beforeAll(async () => {
-  pg = await startTestDatabase();
-}, 120_000);
-afterAll(async () => {
-  for (const db of opened) await db.close();
-  await pg?.destroy();
-});
-
-async function open(): Promise<Database> {
-  const db = await openDatabase({ url: pg.url, poolSize: 4 });
-  opened.push(db);
-  return db;
-}
+const { open } = useTestDatabase();
 
 const result = (sessionId: string, callId: string, text = 'ok'): NewToolEvent => ({
   type: 'tool/result',
@@ -38,7 +22,7 @@ describe('the PostgreSQL event sink', () => {
   it('migrates idempotently when several replicas start at once', async () => {
     const dbs = await Promise.all([open(), open(), open()]);
     const { rows } = await dbs[0].query<{ n: string }>("SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 'ptc_%'");
-    expect(Number(rows[0].n)).toBe(5);
+    expect(Number(rows[0].n)).toBe(6);
   });
 
   it('gives one gap-free seq per session across sinks appending at once, in each sink’s call order', async () => {

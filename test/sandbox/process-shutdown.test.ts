@@ -49,4 +49,17 @@ describe('process runtime: shutdown', () => {
     await once(parent, 'exit');
     await expect.poll(() => pids.filter((pid) => !isGone(pid)), { timeout: 10_000 }).toEqual([]);
   });
+
+  it('close() keeps the process alive until a child killed after its grace is gone', async () => {
+    // Seen as `ptc run` exiting 13 ("unsettled top-level await") on a loaded machine: the idle
+    // child was unreferenced, so once the grace timer fired nothing waited for its exit.
+    const probe = new URL('./close-unheld.probe.ts', import.meta.url).pathname;
+    const child = spawn(process.execPath, ['--no-node-snapshot', probe], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect({ code, stdout, stderr }).toEqual({ code: 0, stdout: 'closed\n', stderr: '' });
+  });
 });

@@ -26,7 +26,7 @@ function waiters(queue: WaitQueue<number>, count: number) {
 describe('WaitQueue', () => {
   it('sheds nobody while the queue moves, however long the wait from arrival', () => {
     let shortage: Shortage = 'compute';
-    const queue = new WaitQueue<number>(10, 1_000, () => shortage);
+    const queue = new WaitQueue<number>({ limit: 10, timeoutMs: 1_000, shortage: () => shortage });
     const outcomes = waiters(queue, 4);
     for (const slot of [1, 2, 3]) {
       vi.advanceTimersByTime(900);
@@ -46,14 +46,14 @@ describe('WaitQueue', () => {
   });
 
   it('refuses a run past its limit as queue-full, and with no queue at all for what the runtime lacks', () => {
-    const full = new WaitQueue<number>(1, 1_000, () => 'memory');
+    const full = new WaitQueue<number>({ limit: 1, timeoutMs: 1_000, shortage: () => 'memory' });
     expect(waiters(full, 2)[1]).toMatchObject({ kind: 'busy', busy: 'queue-full' });
-    const none = new WaitQueue<number>(0, 1_000, () => 'compute');
+    const none = new WaitQueue<number>({ limit: 0, timeoutMs: 1_000, shortage: () => 'compute' });
     expect(waiters(none, 1)[0]).toMatchObject({ kind: 'busy', busy: 'compute', message: expect.stringContaining('compute slot') });
   });
 
   it('a waiter that arrived after the last move waits its own full timeout', () => {
-    const queue = new WaitQueue<number>(10, 1_000, () => 'compute');
+    const queue = new WaitQueue<number>({ limit: 10, timeoutMs: 1_000, shortage: () => 'compute' });
     const first = waiters(queue, 1);
     vi.advanceTimersByTime(600);
     const second = waiters(queue, 1);
@@ -65,12 +65,24 @@ describe('WaitQueue', () => {
   });
 
   it('with fromArrival, each run waits a fixed timeout from its arrival, moving queue or not', () => {
-    const queue = new WaitQueue<number>(10, 1_000, () => 'compute', true);
+    const queue = new WaitQueue<number>({ limit: 10, timeoutMs: 1_000, shortage: () => 'compute', fromArrival: true });
     const outcomes = waiters(queue, 2);
     vi.advanceTimersByTime(900);
     let given = false;
     queue.drain(() => (given ? undefined : ((given = true), 1)));
     vi.advanceTimersByTime(100);
     expect(outcomes).toEqual(['started 1', expect.objectContaining({ kind: 'busy', busy: 'compute' })]);
+  });
+
+  it('does not count the time the runtime spends starting as standing still', () => {
+    let starting = true;
+    const queue = new WaitQueue<number>({ limit: 10, timeoutMs: 1_000, shortage: () => 'starting', starting: () => starting });
+    const outcomes = waiters(queue, 1);
+    vi.advanceTimersByTime(5_000);
+    expect(outcomes[0]).toBe('waiting');
+    // It gave up starting: from then on the wait counts, and the refusal says why.
+    starting = false;
+    vi.advanceTimersByTime(2_000);
+    expect(outcomes[0]).toMatchObject({ kind: 'busy', busy: 'starting' });
   });
 });

@@ -4,6 +4,7 @@
  * rolled back; tenants see only their own paused runs.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { CodeMode } from '../../src/code-mode/code-mode.ts';
 import { json, post, readSse, startServer, tempDir, type Running } from './helpers.ts';
 
 let running: Running | undefined;
@@ -68,6 +69,33 @@ describe('durable runs over HTTP', () => {
     expect(refused).toMatchObject({ code: 'RUN_NOT_PAUSED' });
     const [, resumed] = answers.find(([status]) => status === 200)!;
     expect(resumed).toMatchObject({ isError: false, value: { result: 'hi' } });
+  });
+
+  it('leaves the ledger to the winner when a losing decision passed the pre-check before the claim', async () => {
+    running = await startServer(gated);
+    const { url, server } = running;
+    await json(post(`${url}/v1/run`, { code: PROGRAM, callId: 'c6' }));
+    // The loser's pre-check reads the run paused, then waits while the winner claims, resumes and ends it.
+    const codeMode = server.core.codeMode as { durableStatus: CodeMode['durableStatus'] };
+    const original = codeMode.durableStatus;
+    let checked!: () => void;
+    const loserChecked = new Promise<void>((resolve) => (checked = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    codeMode.durableStatus = async (callId) => {
+      codeMode.durableStatus = original;
+      const status = await original(callId);
+      checked();
+      await held;
+      return status;
+    };
+    const loser = post(`${url}/v1/runs/c6/decision`, { decision: 'deny' });
+    await loserChecked;
+    expect(await json(post(`${url}/v1/runs/c6/decision`, { decision: 'approve' }))).toMatchObject({ isError: false, value: { result: 'hi' } });
+    expect(await get(`${url}/v1/runs/c6`)).toMatchObject({ state: 'ok' });
+    release();
+    expect(await json(loser)).toMatchObject({ statusCode: 409, code: 'RUN_NOT_PAUSED' });
+    expect(await get(`${url}/v1/runs/c6`)).toMatchObject({ state: 'ok' });
   });
 
   it('streams approval/requested, and the decision as SSE ending in the resumed result', async () => {

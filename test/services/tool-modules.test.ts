@@ -8,6 +8,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { serveCli } from '../helpers/serve-cli.ts';
 import { fixtureConfig } from '../mcp/helpers.ts';
+import { createToolRegistry } from '../../src/registry.ts';
+import { startToolSources } from '../../src/tool-source.ts';
+import { toolModuleSource } from '../../services/tool-modules.ts';
 import { post, tempDir } from './helpers.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -119,6 +122,28 @@ describe('tool modules in the config', () => {
     const clash = await ptc(['typings', '--tools', './tools/clash.ts'], dir);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toMatch(/tool "read" could not be registered: .*already registered/);
+  });
+
+  it('a package specifier resolves from the config folder; its default array is registered, and close disposes it', async () => {
+    const dir = await tempDir('ptc-tool-package-');
+    const pkg = path.join(dir, 'node_modules/@acme/tools');
+    await mkdir(pkg, { recursive: true });
+    await writeFile(path.join(pkg, 'package.json'), JSON.stringify({ name: '@acme/tools', type: 'module', exports: { './crm': './crm.js' } }));
+    await writeFile(
+      path.join(pkg, 'crm.js'),
+      `import { defineTool } from ${JSON.stringify(DEFINE_TOOL)};
+export default [defineTool({ name: 'acme_ping', description: 'Pings.', parameters: {}, output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] }, execute: async () => 'pong' })];
+`,
+    );
+    const registry = createToolRegistry();
+    const sources = await startToolSources([toolModuleSource('@acme/tools/crm', dir)], registry);
+    expect(sources.status()).toEqual([{ name: '@acme/tools/crm', kind: 'module', state: 'ready', tools: ['acme_ping'] }]);
+    expect(await registry.dispatch({ name: 'acme_ping', arguments: {} })).toMatchObject({ isError: false, value: 'pong' });
+    await sources.close();
+    expect(registry.get('acme_ping')).toBeUndefined();
+    await expect(startToolSources([toolModuleSource('@acme/missing', dir)], registry)).rejects.toThrow(
+      /^module tool source "@acme\/missing" could not start: the package could not be resolved from /,
+    );
   });
 
   it('ptc tools exits 1 naming an MCP server that could not start; relative MCP args resolve against the config folder', async () => {

@@ -1,0 +1,59 @@
+/**
+ * Durable runs on `/mcp` (Streamable HTTP, a real server on port 0): the elicitation travels on
+ * the run_code request's own stream, and an MCP session decides only its own paused runs.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type Running } from '../services/helpers.ts';
+
+let running: Running;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  running = await startServer({ approvals: [{ tools: 'write', when: 'always' }] });
+});
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await running.server.close();
+});
+
+async function connect(elicit?: (request: ElicitRequest) => { decision: string; reason?: string }): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' }, elicit === undefined ? {} : { capabilities: { elicitation: { form: {} } } });
+  if (elicit !== undefined) client.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: elicit(request) }));
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', running.url)));
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const WRITE = 'await tools.write({ file_path: "h.txt", content: "x" }); return "wrote";';
+
+describe('/mcp with durable runs', () => {
+  it('asks a client with elicitation on its request stream, and the run goes on', async () => {
+    const asked: string[] = [];
+    const client = await connect((request) => (asked.push(request.params.message), { decision: 'approve' }));
+    const result = await call(client, 'run_code', { code: WRITE });
+    expect(result.structuredContent).toEqual({ logs: [], result: 'wrote' });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('tools.write');
+  });
+
+  it('lets a session decide its own paused run, and no other session’s', async () => {
+    const [owner, other] = await Promise.all([connect(), connect()]);
+    const paused = await call(owner, 'run_code', { code: WRITE });
+    const { callId } = (paused.structuredContent as { paused: { callId: string } }).paused;
+    const refused = await call(other, 'decide_run', { callId, decision: 'approve' });
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toContain('no paused run has callId');
+    // Two decisions at once: one resumes the run, the other changes nothing.
+    const answers = await Promise.all([call(owner, 'decide_run', { callId, decision: 'approve' }), call(owner, 'decide_run', { callId, decision: 'deny' })]);
+    const resumed = answers.filter((answer) => answer.isError !== true);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0].structuredContent).toEqual({ logs: [], result: 'wrote' });
+    const loser = answers.find((answer) => answer.isError === true)!;
+    // Refused before resuming, or by the claim: either way nothing changed.
+    expect((loser.content[0] as { text: string }).text).toContain('nothing was changed');
+  });
+});
