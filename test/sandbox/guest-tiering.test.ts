@@ -2,12 +2,15 @@
  * sandbox/guest-tiering.ts: the library sets no V8 flag of its host's process; a host opts in to
  * the filters that keep the guest's freezes unoptimized. Observed in a process of its own by
  * forcing V8 to optimize a host function named like the freezes (and a control named otherwise):
- * the filters, when set, make V8 refuse it, whatever its budget.
+ * the filters, when set, make V8 refuse it, whatever its budget. The process runtime's children,
+ * which the library owns, are checked by the flags they were started with.
  */
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { GUEST_FREEZE_FLAGS, GUEST_FREEZE_PREFIX } from '../../sandbox/guest-tiering.ts';
+import { processRuntime } from './process-helpers.ts';
 
 const probe = fileURLToPath(new URL('./guest-tiering.probe.ts', import.meta.url));
 const freezeNamed = `${GUEST_FREEZE_PREFIX}Probe`;
@@ -36,5 +39,22 @@ describe("the guest's freezes and V8's optimizing compilers", () => {
 
   it('a process started with a filter of its own keeps it, opt-in or not', { timeout: 60_000 }, async () => {
     expect(await runProbe(['--turbo-filter=*'], ['opt-in'])).toEqual({ [freezeNamed]: true, otherProbe: true });
+  });
+
+  it("the process runtime's children, the library's own processes, start with the flags unless given filters of their own", { timeout: 60_000 }, async () => {
+    const flagsOfChild = async (execArgv: string[]): Promise<string[]> => {
+      const runtime = processRuntime({ children: 1, execArgv });
+      try {
+        await runtime.ready();
+        const [child] = runtime.processes();
+        return (await readFile(`/proc/${child!.pid}/cmdline`, 'utf8')).split('\0');
+      } finally {
+        await runtime.close();
+      }
+    };
+    expect(await flagsOfChild([])).toEqual(expect.arrayContaining([...GUEST_FREEZE_FLAGS]));
+    const own = await flagsOfChild(['--turbo-filter=*']);
+    expect(own).toContain('--turbo-filter=*');
+    expect(own.filter((flag) => GUEST_FREEZE_FLAGS.includes(flag))).toEqual([]);
   });
 });
