@@ -9,7 +9,7 @@ import * as z from 'zod/v4';
 import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
 import type { OpenApiSourceConfig } from '../src/openapi/config.ts';
-import { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
+import { DEFAULT_CODE_MODE_LIMITS, MIN_MEMORY_MIB } from '../src/code-mode/limits.ts';
 import { DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
 import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
@@ -46,8 +46,14 @@ export function stateDefault(description: string, value: number, unit: 'bytes' |
 const MAX_TIMER_MS = 2_147_483_647;
 
 const limitsSchema = group('Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`).', {
-  timeoutMs: z.int().min(1).max(600_000).describe(stateDefault('Wall time per run incl. nested waits, ms. {default}; at most 600,000. Past it: `timeout`.', DEFAULT_CODE_MODE_LIMITS.timeoutMs)),
-  memoryMiB: z.int().min(8).describe(stateDefault('Isolate heap, MiB. {default}. Past it: `memory`.', DEFAULT_CODE_MODE_LIMITS.memoryMiB)),
+  timeoutMs: z
+    .int()
+    .min(1)
+    .max(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)
+    .describe(
+      stateDefault(`Wall time per run incl. nested waits, ms. {default}; at most ${DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs.toLocaleString('en-US')}. Past it: \`timeout\`.`, DEFAULT_CODE_MODE_LIMITS.timeoutMs),
+    ),
+  memoryMiB: z.int().min(MIN_MEMORY_MIB).describe(stateDefault('Isolate heap, MiB. {default}. Past it: `memory`.', DEFAULT_CODE_MODE_LIMITS.memoryMiB)),
   maxLogBytes: positiveInt().describe(stateDefault('Captured log bytes per run. {default}. Past it: a truncation marker, the rest dropped.', DEFAULT_CODE_MODE_LIMITS.maxLogBytes, 'bytes')),
   maxResultBytes: positiveInt().describe(stateDefault("Bytes of a run's result JSON. {default}. Past it: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxResultBytes, 'bytes')),
   maxArgBytes: positiveInt().describe(stateDefault("Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", DEFAULT_CODE_MODE_LIMITS.maxArgBytes, 'bytes')),

@@ -40,6 +40,9 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
   maxJournalValueBytes: 1024 * 1024,
 });
 
+/** The smallest isolate heap isolated-vm accepts, MiB. */
+export const MIN_MEMORY_MIB = 8;
+
 /** Fills defaults and refuses values that cannot work, naming each. */
 export function resolveLimits(partial: Partial<CodeModeLimits> = {}): CodeModeLimits {
   const limits = { ...DEFAULT_CODE_MODE_LIMITS, ...partial };
@@ -47,7 +50,7 @@ export function resolveLimits(partial: Partial<CodeModeLimits> = {}): CodeModeLi
   for (const [key, value] of Object.entries(limits)) {
     if (!(typeof value === 'number' && Number.isInteger(value) && value > 0)) problems.push(`${key} must be a positive integer (got ${String(value)})`);
   }
-  if (limits.memoryMiB < 8) problems.push('memoryMiB must be at least 8 (the isolate minimum)');
+  if (limits.memoryMiB < MIN_MEMORY_MIB) problems.push(`memoryMiB must be at least ${MIN_MEMORY_MIB} (the isolate minimum)`);
   if (limits.timeoutMs > limits.maxTimeoutMs) problems.push(`timeoutMs (${limits.timeoutMs}) must not exceed maxTimeoutMs (${limits.maxTimeoutMs})`);
   if (problems.length > 0) throw new RangeError(`invalid code mode limits: ${problems.join('; ')}`);
   return limits;
