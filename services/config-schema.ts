@@ -38,7 +38,7 @@ const SIZES = [
  * becomes `Default <value>`, a size in bytes in whole KiB, MiB or GiB, any other number with
  * thousands separators (test/services/documented-defaults.test.ts holds the docs to the same values).
  */
-export function stateDefault(description: string, value: number, unit: 'bytes' | 'plain' = 'plain'): string {
+function stateDefault(description: string, value: number, unit: 'bytes' | 'plain' = 'plain'): string {
   const size = unit === 'bytes' ? SIZES.find(([bytes]) => value % bytes === 0) : undefined;
   return description.replace('{default}', `Default ${size === undefined ? value.toLocaleString('en-US') : `${value / size[0]} ${size[1]}`}`);
 }
