@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--workload big|pages|seq] [--pairs N]`: this working tree
+ * `npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq|par] [--pairs N]`: this working tree
  * against another commit, in one process. On a shared machine two runs of the same code in two
  * processes can differ by a third; runs alternated in one process share its noise. The other
  * commit is checked out into a temporary git worktree (removed at the end), both trees' runtimes
@@ -21,7 +21,7 @@ import { keepGuestFreezeUnoptimized } from '../sandbox/guest-tiering.ts';
 import { median } from './section.ts';
 import { BIG, dataTools, echoTool, SUM_OF_PAGES } from './workloads.ts';
 
-const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq] [--pairs N]
+const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq|par] [--pairs N]
 
 Times this working tree (B) against <commit> (A), runs alternated in one process.
   <commit>           any git revision: a hash, a branch, HEAD~3
@@ -29,6 +29,7 @@ Times this working tree (B) against <commit> (A), runs alternated in one process
                      wrapped: the same rows as a member of an object ({ total, items })
                      pages: 50 pages of 100 rows in Promise.all, reduced in the sandbox
                      seq: 100 sequential calls of a tool echoing a number
+                     par: 1,000 calls of the same tool in one Promise.all
   --pairs <n>        pairs of runs, one of each tree (default 60)
   -h, --help         this text`;
 
@@ -42,6 +43,7 @@ const WORKLOADS = {
     expect: SUM_OF_PAGES,
   },
   seq: { program: 'let s = 0; for (let i = 0; i < 100; i++) s += await tools.echo({ i }); return s;', expect: 4950 },
+  par: { program: 'const xs = await Promise.all(Array.from({ length: 1000 }, (_, i) => tools.echo({ i }))); return xs.reduce((s, x) => s + x, 0);', expect: 499500 },
 } as const;
 type WorkloadName = keyof typeof WORKLOADS;
 
