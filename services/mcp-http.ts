@@ -20,7 +20,7 @@ import type { RunTracker } from './run-tracker.ts';
 import { HttpError } from './http-errors.ts';
 import { createOutbound, outboundFull, type Outbound } from './outbound.ts';
 import type { Retention } from './retention.ts';
-import { admitRunStorage } from './storage-admission.ts';
+import { runStorageHooks } from './storage-admission.ts';
 import { clientKeyOf, tenantOf, type TenantScope } from './tenancy.ts';
 
 /** MCP sessions a tenant may keep open at once (the default of `maxMcpSessionsPerTenant`). */
@@ -134,8 +134,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       // The run cap's key: the tenant with named tokens, else the address.
       client: clientKeyOf(request),
       // Storage that cannot record a run refuses it, as on POST /v1/run.
-      admit: (stored) => admitRunStorage({ sessions: options.sessions, ...(options.retention === undefined ? {} : { retention: options.retention }) }, stored, tenant),
-      ...(options.retention === undefined ? {} : { ran: (stored: string) => options.retention!.ran(stored) }),
+      ...runStorageHooks({ sessions: options.sessions, ...(options.retention === undefined ? {} : { retention: options.retention }) }, tenant),
     });
     let closed = false;
     session = {

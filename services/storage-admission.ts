@@ -46,3 +46,11 @@ export async function admitRunStorage(
   // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
   if (retention !== undefined) await guard(() => retention.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId')));
 }
+
+/** A face's `admit` and `ran` for the runs of one tenant (the options of `createPtcMcpServer`). */
+export function runStorageHooks(admission: StorageAdmission, tenant: TenantScope): { admit(sessionId: string): Promise<void>; ran(sessionId: string): void } {
+  return {
+    admit: (sessionId) => admitRunStorage(admission, sessionId, tenant),
+    ran: (sessionId) => admission.retention?.ran(sessionId),
+  };
+}
