@@ -171,7 +171,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     if (session !== undefined && session.owner !== (tenant.name ?? '')) session = undefined;
     // Each request is answered on its own stream, a run's result may be megabytes: none is taken while clients hold the outbound cap unread.
     // Notifications and answers (a cancel, an elicitation's reply) still go through: they end work rather than start it.
-    if (request.method === 'POST' && outbound.full() && carriesRequest(request.body)) throw outboundFull();
+    if (request.method === 'POST' && outbound.full() && requestIdsOf(request.body).length > 0) throw outboundFull();
     if (session !== undefined && id !== undefined) touch(id, session);
     else if (id === undefined && request.method === 'POST' && isInitializeRequest(request.body)) session = await startSession(request, tenant);
     if (session === undefined) {
@@ -194,6 +194,15 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       return;
     }
     raw.flushHeaders();
+    // Without an event store an answer whose stream is gone is lost: a client that left (or was dropped) has its calls cancelled.
+    const transport = session.transport;
+    const onClose = () => {
+      if (raw.writableFinished) return;
+      for (const requestId of requestIdsOf(request.body)) {
+        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the connection' } });
+      }
+    };
+    raw.once('close', onClose);
     await outbound.pipe(raw, response.body);
   }
 
@@ -214,9 +223,9 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   };
 }
 
-/** Whether a POST body holds a JSON-RPC request (which the server answers), not only notifications or responses. */
-function carriesRequest(body: unknown): boolean {
-  return Array.isArray(body) ? body.some((message) => isJSONRPCRequest(message)) : isJSONRPCRequest(body);
+/** The ids of the JSON-RPC requests (which the server answers) in a POST body, not its notifications or responses. */
+function requestIdsOf(body: unknown): (string | number)[] {
+  return (Array.isArray(body) ? body : [body]).filter((message) => isJSONRPCRequest(message)).map((message) => message.id);
 }
 
 /** The request as the SDK's web-standard transport reads it: method, URL and headers (the body is passed parsed). */

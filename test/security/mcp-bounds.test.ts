@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defineTool } from '../../src/define-tool.ts';
 import type { SinkState } from '../../services/session-store.ts';
 import { startServer, type Running } from '../services/helpers.ts';
 
@@ -93,6 +94,35 @@ describe('/mcp under the outbound bounds', () => {
     const result = await runCode(client, big);
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { result: string }).result.length).toBe(15 * MiB);
+  });
+
+  it('cancels the calls of a request whose client left before its answer', { timeout: 60_000 }, async () => {
+    const r = await startServer();
+    running.push(r);
+    let entered!: () => void;
+    const reached = new Promise<void>((resolve) => (entered = resolve));
+    let aborted!: (reason: unknown) => void;
+    const cancelled = new Promise<unknown>((resolve) => (aborted = resolve));
+    r.server.core.registry.register(
+      defineTool({
+        name: 'hold',
+        description: 'Holds its caller until its call is aborted.',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
+        async execute(_args, exec) {
+          entered();
+          await new Promise<void>((resolve) => exec.signal.addEventListener('abort', () => resolve(), { once: true }));
+          aborted(exec.signal.reason);
+          return 'released';
+        },
+      }),
+    );
+    const { transport } = await connect(r);
+    const socket = await stalledCall(r, transport, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'run_code', arguments: { code: 'return await tools.hold({})', timeoutMs: 600_000 } } });
+    await reached;
+    socket.destroy();
+    // Nothing could read the run's answer any more: it is cancelled rather than left to run on (its own deadline is far past the test's).
+    await cancelled;
   });
 });
 
