@@ -106,172 +106,168 @@ export function createOutbound(partial: Partial<OutboundLimits> = {}): Outbound 
     bytes: () => total,
     full: () => total >= limits.maxTotalBytes,
 
-    connection,
-    body,
-    pipe,
-  };
-
-  function connection(res: ServerResponse): OutboundConnection {
-    let pending = 0;
-    let closed = false;
-    const stall = stallGuard(res);
-    const onClose = () => {
-      if (closed) return;
-      closed = true;
-      stall.disarm();
-      release(pending);
-      pending = 0;
-    };
-    res.once('close', onClose);
-    const writable = () => !closed && !res.writableEnded && !res.destroyed;
-    return {
-      get open() {
-        return writable();
-      },
-      write(chunk) {
-        if (!writable()) return false;
-        const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
-        pending += n;
-        total += n;
-        stall.arm();
-        res.write(chunk, () => {
-          if (closed) return;
-          pending -= n;
-          release(n);
-          if (pending === 0) stall.disarm();
-          else stall.progress();
-        });
-        if (pending > limits.maxConnectionBytes) {
-          // The client reads slower than its stream produces: drop it rather than hold its backlog.
-          res.destroy();
-          return false;
-        }
-        return !res.writableNeedDrain && total < limits.maxTotalBytes;
-      },
-      async room() {
-        await drained(res);
-        while (writable() && total >= limits.maxTotalBytes) await totalRoom(res);
-      },
-    };
-  }
-
-  function body(res: ServerResponse, payload: string | Buffer): Readable {
-    const text = typeof payload === 'string' ? payload : undefined;
-    const buffer = typeof payload === 'string' ? undefined : payload;
-    const length = text?.length ?? buffer!.length;
-    let unsent = Buffer.byteLength(payload);
-    total += unsent;
-    let offset = 0;
-    const stall = stallGuard(res);
-    const done = () => {
-      stall.disarm();
-      release(unsent);
-      unsent = 0;
-    };
-    stall.arm();
-    return new Readable({
-      // Each slice is made when the socket asks for more, so the body stays in one piece until it is sent.
-      read() {
-        stall.progress();
-        if (offset >= length) {
-          this.push(null);
-          return;
-        }
-        let end = Math.min(length, offset + SLICE_CHARS);
-        let slice: Buffer;
-        if (text !== undefined) {
-          // Never split a surrogate pair across two slices.
-          if (end < length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
-          slice = Buffer.from(text.slice(offset, end), 'utf8');
-        } else {
-          slice = buffer!.subarray(offset, end);
-        }
-        offset = end;
-        unsent -= slice.length;
-        release(slice.length);
-        this.push(slice);
-      },
-      destroy(error, callback) {
-        done();
-        callback(error);
-      },
-    }).once('end', done);
-  }
-
-  async function pipe(res: ServerResponse, source: ReadableStream<Uint8Array>): Promise<void> {
-    const out = connection(res);
-    const reader = source.getReader();
-    // Messages read from `source` and not yet handed to the socket: counted in the total, so a client that stops reading cannot hide them.
-    const held: Uint8Array[] = [];
-    let heldBytes = 0;
-    let offset = 0;
-    let sourceDone = false;
-    let wake: (() => void) | undefined;
-    const nudge = () => {
-      wake?.();
-      wake = undefined;
-    };
-    const onClose = () => {
-      release(heldBytes);
-      heldBytes = 0;
-      held.length = 0;
-      reader.cancel().catch(() => undefined);
-      nudge();
-    };
-    res.once('close', onClose);
-
-    const readAll = async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done || !out.open) break;
-          const behind = heldBytes - (held.length === 0 ? 0 : held[0]!.byteLength - offset) + value.byteLength;
-          if (held.length > 0 && behind > limits.maxConnectionBytes) {
-            // Messages arrive faster than the client takes them: drop it rather than hold its backlog.
+    connection(res) {
+      let pending = 0;
+      let closed = false;
+      const stall = stallGuard(res);
+      const onClose = () => {
+        if (closed) return;
+        closed = true;
+        stall.disarm();
+        release(pending);
+        pending = 0;
+      };
+      res.once('close', onClose);
+      const writable = () => !closed && !res.writableEnded && !res.destroyed;
+      return {
+        get open() {
+          return writable();
+        },
+        write(chunk) {
+          if (!writable()) return false;
+          const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+          pending += n;
+          total += n;
+          stall.arm();
+          res.write(chunk, () => {
+            if (closed) return;
+            pending -= n;
+            release(n);
+            if (pending === 0) stall.disarm();
+            else stall.progress();
+          });
+          if (pending > limits.maxConnectionBytes) {
+            // The client reads slower than its stream produces: drop it rather than hold its backlog.
             res.destroy();
-            break;
+            return false;
           }
-          held.push(value);
-          heldBytes += value.byteLength;
-          total += value.byteLength;
+          return !res.writableNeedDrain && total < limits.maxTotalBytes;
+        },
+        async room() {
+          await drained(res);
+          while (writable() && total >= limits.maxTotalBytes) await totalRoom(res);
+        },
+      };
+    },
+
+    body(res, payload) {
+      const text = typeof payload === 'string' ? payload : undefined;
+      const buffer = typeof payload === 'string' ? undefined : payload;
+      const length = text?.length ?? buffer!.length;
+      let unsent = Buffer.byteLength(payload);
+      total += unsent;
+      let offset = 0;
+      const stall = stallGuard(res);
+      const done = () => {
+        stall.disarm();
+        release(unsent);
+        unsent = 0;
+      };
+      stall.arm();
+      return new Readable({
+        // Each slice is made when the socket asks for more, so the body stays in one piece until it is sent.
+        read() {
+          stall.progress();
+          if (offset >= length) {
+            this.push(null);
+            return;
+          }
+          let end = Math.min(length, offset + SLICE_CHARS);
+          let slice: Buffer;
+          if (text !== undefined) {
+            // Never split a surrogate pair across two slices.
+            if (end < length && isHighSurrogate(text.charCodeAt(end - 1))) end--;
+            slice = Buffer.from(text.slice(offset, end), 'utf8');
+          } else {
+            slice = buffer!.subarray(offset, end);
+          }
+          offset = end;
+          unsent -= slice.length;
+          release(slice.length);
+          this.push(slice);
+        },
+        destroy(error, callback) {
+          done();
+          callback(error);
+        },
+      }).once('end', done);
+    },
+
+    async pipe(res, source) {
+      const out = this.connection(res);
+      const reader = source.getReader();
+      // Messages read from `source` and not yet handed to the socket: counted in the total, so a client that stops reading cannot hide them.
+      const held: Uint8Array[] = [];
+      let heldBytes = 0;
+      let offset = 0;
+      let sourceDone = false;
+      let wake: (() => void) | undefined;
+      const nudge = () => {
+        wake?.();
+        wake = undefined;
+      };
+      const onClose = () => {
+        release(heldBytes);
+        heldBytes = 0;
+        held.length = 0;
+        reader.cancel().catch(() => undefined);
+        nudge();
+      };
+      res.once('close', onClose);
+
+      const readAll = async () => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done || !out.open) break;
+            const behind = heldBytes - (held.length === 0 ? 0 : held[0]!.byteLength - offset) + value.byteLength;
+            if (held.length > 0 && behind > limits.maxConnectionBytes) {
+              // Messages arrive faster than the client takes them: drop it rather than hold its backlog.
+              res.destroy();
+              break;
+            }
+            held.push(value);
+            heldBytes += value.byteLength;
+            total += value.byteLength;
+            nudge();
+          }
+        } catch {
+          // The source failed or was cancelled: what was read still goes out.
+        } finally {
+          sourceDone = true;
           nudge();
         }
-      } catch {
-        // The source failed or was cancelled: what was read still goes out.
+      };
+      const writeAll = async () => {
+        for (;;) {
+          if (!out.open) return;
+          const chunk = held[0];
+          if (chunk === undefined) {
+            if (sourceDone) return;
+            await new Promise<void>((resolve) => (wake = resolve));
+            continue;
+          }
+          const end = Math.min(chunk.byteLength, offset + SLICE_BYTES);
+          const slice = chunk.subarray(offset, end);
+          offset = end;
+          if (offset === chunk.byteLength) {
+            held.shift();
+            offset = 0;
+          }
+          heldBytes -= slice.byteLength;
+          release(slice.byteLength);
+          if (!out.write(slice)) await drained(res);
+        }
+      };
+      try {
+        await Promise.all([readAll(), writeAll()]);
+        if (out.open) res.end();
       } finally {
-        sourceDone = true;
-        nudge();
+        res.off('close', onClose);
+        if (!out.open) onClose();
       }
-    };
-    const writeAll = async () => {
-      for (;;) {
-        if (!out.open) return;
-        const chunk = held[0];
-        if (chunk === undefined) {
-          if (sourceDone) return;
-          await new Promise<void>((resolve) => (wake = resolve));
-          continue;
-        }
-        const end = Math.min(chunk.byteLength, offset + SLICE_BYTES);
-        const slice = chunk.subarray(offset, end);
-        offset = end;
-        if (offset === chunk.byteLength) {
-          held.shift();
-          offset = 0;
-        }
-        heldBytes -= slice.byteLength;
-        release(slice.byteLength);
-        if (!out.write(slice)) await drained(res);
-      }
-    };
-    try {
-      await Promise.all([readAll(), writeAll()]);
-      if (out.open) res.end();
-    } finally {
-      res.off('close', onClose);
-      if (!out.open) onClose();
-    }
-  }
+    },
+  };
 
   function totalRoom(res: ServerResponse): Promise<void> {
     return new Promise<void>((resolve) => {
