@@ -77,7 +77,7 @@ async function listStatus(r: Running, transport: StreamableHTTPClientTransport):
 
 describe('/mcp under the outbound bounds', () => {
   it('holds an unread answer against maxOutboundMiB, refuses new requests with 503 meanwhile, and drops the stalled client', { timeout: 120_000 }, async () => {
-    const r = await startServer({ writeStallMs: 3_000, maxOutboundMiB: 4, maxConnectionOutboundMiB: 2 });
+    const r = await startServer({ writeStallMs: 5_000, maxOutboundMiB: 4, maxConnectionOutboundMiB: 2 });
     running.push(r);
     const { client, transport } = await connect(r);
     // An answer of about 15 MiB: far more than the kernel's socket buffers take, so most of it waits in the server.
