@@ -7,8 +7,8 @@
  * whatever auth, rate limit and shutdown hooks the instance has.
  */
 import { randomUUID } from 'node:crypto';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolRegistry } from '../src/tool.ts';
 import type { SessionSource } from './call-runner.ts';
@@ -18,6 +18,9 @@ import { createPtcMcpServer, type McpDurableOptions } from './mcp-server.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { HttpError } from './http-errors.ts';
+import { createOutbound, outboundFull, type Outbound } from './outbound.ts';
+import type { Retention } from './retention.ts';
+import { runStorageHooks } from './storage-admission.ts';
 import { clientKeyOf, tenantOf, type TenantScope } from './tenancy.ts';
 
 /** MCP sessions a tenant may keep open at once (the default of `maxMcpSessionsPerTenant`). */
@@ -36,6 +39,10 @@ export interface McpRouteOptions {
   maxSessionsPerTenant?: number;
   /** Durable runs: `decide_run`, and approval in place for clients with elicitation. */
   durable?: McpDurableOptions;
+  /** Bounds on what clients have not read yet, shared with the HTTP routes. Default: `createOutbound()`. */
+  outbound?: Outbound;
+  /** Quotas on session logs: a run over one is refused (STORAGE_QUOTA), as on POST /v1/run. */
+  retention?: Retention;
 }
 
 export interface McpRoutes {
@@ -48,7 +55,7 @@ export interface McpRoutes {
 interface Session {
   /** The tenant that opened it (empty without named tokens: one tenant): only that tenant may use it. */
   owner: string;
-  transport: StreamableHTTPServerTransport;
+  transport: WebStandardStreamableHTTPServerTransport;
   /** Tool calls being answered: a session with one in flight is never evicted. */
   readonly answering: number;
   close(): Promise<void>;
@@ -57,6 +64,7 @@ interface Session {
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): McpRoutes {
   const path = options.path ?? '/mcp';
   const maxPerTenant = options.maxSessionsPerTenant ?? MAX_MCP_SESSIONS;
+  const outbound = options.outbound ?? createOutbound();
   // Insertion order is recency order: a used session is moved to the end.
   const open = new Map<string, Session>();
   // Per tenant, its sessions (initialized or starting), in recency order too.
@@ -103,7 +111,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     const owner = tenant.name ?? '';
     makeRoom(owner);
     let session: Session | undefined;
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         if (session !== undefined) open.set(id, session);
@@ -125,6 +133,8 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       tenant,
       // The run cap's key: the tenant with named tokens, else the address.
       client: clientKeyOf(request),
+      // Storage that cannot record a run refuses it, as on POST /v1/run.
+      ...runStorageHooks({ sessions: options.sessions, ...(options.retention === undefined ? {} : { retention: options.retention }) }, tenant),
     });
     let closed = false;
     session = {
@@ -159,6 +169,9 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     let session = id === undefined ? undefined : open.get(id);
     // Another tenant's session is answered as one that does not exist.
     if (session !== undefined && session.owner !== (tenant.name ?? '')) session = undefined;
+    // Each request is answered on its own stream, a run's result may be megabytes: none is taken while clients hold the outbound cap unread.
+    // Notifications and answers (a cancel, an elicitation's reply) still go through: they end work rather than start it.
+    if (request.method === 'POST' && outbound.full() && requestIdsOf(request.body).length > 0) throw outboundFull();
     if (session !== undefined && id !== undefined) touch(id, session);
     else if (id === undefined && request.method === 'POST' && isInitializeRequest(request.body)) session = await startSession(request, tenant);
     if (session === undefined) {
@@ -166,14 +179,31 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       await reply.code(id === undefined ? 400 : 404).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
       return;
     }
-    // The transport writes the response (JSON or an SSE stream) itself.
-    reply.hijack();
-    await session.transport.handleRequest(request.raw, reply.raw, request.body);
+    const response = await session.transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
     // An initialize the transport refused never gets an id: it holds no room.
     if (session.transport.sessionId === undefined) {
       forget(session);
       void session.close();
     }
+    // The answer (an SSE stream, or a small JSON body) goes out metered, as the client takes it.
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body === null) {
+      raw.end();
+      return;
+    }
+    raw.flushHeaders();
+    // Without an event store an answer whose stream is gone is lost: a client that left (or was dropped) has its calls cancelled.
+    const transport = session.transport;
+    const onClose = () => {
+      if (raw.writableFinished) return;
+      for (const requestId of requestIdsOf(request.body)) {
+        transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'the client closed the connection' } });
+      }
+    };
+    raw.once('close', onClose);
+    await outbound.pipe(raw, response.body);
   }
 
   app.post(path, { schema: { hide: true } }, handle);
@@ -191,4 +221,17 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       await Promise.all(sessions.map((session) => session.close()));
     },
   };
+}
+
+/** The ids of the JSON-RPC requests (which the server answers) in a POST body, not its notifications or responses. */
+function requestIdsOf(body: unknown): (string | number)[] {
+  return (Array.isArray(body) ? body : [body]).filter((message) => isJSONRPCRequest(message)).map((message) => message.id);
+}
+
+/** The request as the SDK's web-standard transport reads it: method, URL and headers (the body is passed parsed). */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return new Request(new URL(request.url, 'http://localhost'), { method: request.method, headers });
 }

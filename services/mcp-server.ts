@@ -38,6 +38,7 @@ import type { JsonValue } from '../src/json.ts';
 import type { RunContext } from '../src/run-contexts.ts';
 import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
 import { executeCall, type CallResponse, type SessionSource } from './call-runner.ts';
+import { HttpError } from './http-errors.ts';
 import { canElicit, DECIDE_RUN, DECIDE_RUN_TOOL, elicitingApprover, readDecideArgs } from './mcp-approvals.ts';
 import { asExecutionResult } from './routes-calls.ts';
 import type { LogRouter } from './log-router.ts';
@@ -73,6 +74,10 @@ export interface PtcMcpServerOptions {
   version?: string;
   /** Durable runs: `decide_run`, and approval in place for clients with elicitation. Without it gated calls still pause. */
   durable?: McpDurableOptions;
+  /** Asked before each run of `sessionId` (stored form); a throw (an HttpError, such as STORAGE_QUOTA) refuses it as a tool error. Default: every run may start. */
+  admit?(sessionId: string): Promise<void>;
+  /** A run of `sessionId` ended (retention counts its log again). */
+  ran?(sessionId: string): void;
 }
 
 export interface McpDurableOptions {
@@ -326,6 +331,11 @@ async function followRun(
   progress: Progress | undefined,
   inUse?: () => CallToolResult,
 ): Promise<CallToolResult> {
+  try {
+    await options.admit?.(call.sessionId);
+  } catch (error) {
+    return failure(refusalOf(error));
+  }
   let run;
   try {
     run = options.runs.begin(storedCallId(options, callId), options.client ?? options.sessionId, callId);
@@ -358,8 +368,15 @@ async function followRun(
     return withContexts(resultOf(body, options.durable !== undefined), body.contexts);
   } finally {
     signal.removeEventListener('abort', onAbort);
+    options.ran?.(call.sessionId);
     run.end();
   }
+}
+
+/** Why a run was refused before it started, with the code a client can act on. */
+function refusalOf(error: unknown): string {
+  if (error instanceof HttpError) return `${error.code}: ${error.message}`;
+  return 'DATABASE_UNAVAILABLE: the usage of the session logs could not be read, so this run was not started: retry in a few seconds';
 }
 
 /** A run's MCP result; a paused run's text says how to answer it. */

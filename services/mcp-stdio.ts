@@ -13,6 +13,8 @@ import { createCore } from './core.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
 import { createPtcMcpServer } from './mcp-server.ts';
 import { createRunTracker } from './run-tracker.ts';
+import { runStorageHooks } from './storage-admission.ts';
+import { scopeOf } from './tenancy.ts';
 
 const LEVELS: Record<LogLevel, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
@@ -54,6 +56,8 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
     sessionId,
     // One local client: it may decide any paused run, also one paused before this process started.
     durable: { codeMode: core.codeMode, approvers: core.approvers, mayPause: core.mayPause },
+    // A full disk or a reached quota refuses a run rather than losing its events.
+    ...runStorageHooks({ sessions: core.sessions, ...(core.retention === undefined ? {} : { retention: core.retention }) }, scopeOf(undefined)),
   });
   let closing: Promise<void> | undefined;
   let finished!: () => void;

@@ -35,11 +35,13 @@ export const DEFAULT_OUTBOUND_LIMITS: Readonly<OutboundLimits> = Object.freeze({
 export const HEAVY_BODY_BYTES = 64 * 1024;
 /** One slice of a large body (characters). */
 const SLICE_CHARS = 64 * 1024;
+/** One slice of a piped message (bytes). */
+const SLICE_BYTES = 64 * 1024;
 
 /** One connection's writer for a hijacked response (an SSE stream). */
 export interface OutboundConnection {
   /** Writes now. False when the connection is gone or should not be given more until {@link room}; past `maxConnectionBytes` it is closed. */
-  write(text: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   /** Resolves once the socket drained (and the total is under its cap), or the connection closed. */
   room(): Promise<void>;
   /** Whether the connection still takes writes. */
@@ -56,6 +58,14 @@ export interface Outbound {
   connection(res: ServerResponse): OutboundConnection;
   /** A large body as a stream that hands the socket one slice at a time; counted until sent, closed on a stall. */
   body(res: ServerResponse, payload: string | Buffer): Readable;
+  /**
+   * Sends a stream of messages (an MCP transport's response body, one
+   * message a chunk) to `res`, a slice at a time as the client takes it.
+   * Each message counts from when it is produced until the socket took it;
+   * past `maxConnectionBytes` waiting behind the one being sent, or on a
+   * stall, `res` is closed and `source` cancelled. Resolves once `res` ended or closed.
+   */
+  pipe(res: ServerResponse, source: ReadableStream<Uint8Array>): Promise<void>;
 }
 
 export function createOutbound(partial: Partial<OutboundLimits> = {}): Outbound {
@@ -113,13 +123,13 @@ export function createOutbound(partial: Partial<OutboundLimits> = {}): Outbound 
         get open() {
           return writable();
         },
-        write(text) {
+        write(chunk) {
           if (!writable()) return false;
-          const n = Buffer.byteLength(text);
+          const n = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
           pending += n;
           total += n;
           stall.arm();
-          res.write(text, () => {
+          res.write(chunk, () => {
             if (closed) return;
             pending -= n;
             release(n);
@@ -134,17 +144,7 @@ export function createOutbound(partial: Partial<OutboundLimits> = {}): Outbound 
           return !res.writableNeedDrain && total < limits.maxTotalBytes;
         },
         async room() {
-          if (writable() && res.writableNeedDrain) {
-            await new Promise<void>((resolve) => {
-              const done = () => {
-                res.off('drain', done);
-                res.off('close', done);
-                resolve();
-              };
-              res.on('drain', done);
-              res.on('close', done);
-            });
-          }
+          await drained(res);
           while (writable() && total >= limits.maxTotalBytes) await totalRoom(res);
         },
       };
@@ -192,6 +192,81 @@ export function createOutbound(partial: Partial<OutboundLimits> = {}): Outbound 
         },
       }).once('end', done);
     },
+
+    async pipe(res, source) {
+      const out = this.connection(res);
+      const reader = source.getReader();
+      // Messages read from `source` and not yet handed to the socket: counted in the total, so a client that stops reading cannot hide them.
+      const held: Uint8Array[] = [];
+      let heldBytes = 0;
+      let offset = 0;
+      let sourceDone = false;
+      let wake: (() => void) | undefined;
+      const nudge = () => {
+        wake?.();
+        wake = undefined;
+      };
+      const onClose = () => {
+        release(heldBytes);
+        heldBytes = 0;
+        held.length = 0;
+        reader.cancel().catch(() => undefined);
+        nudge();
+      };
+      res.once('close', onClose);
+
+      const readAll = async () => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done || !out.open) break;
+            const behind = heldBytes - (held.length === 0 ? 0 : held[0]!.byteLength - offset) + value.byteLength;
+            if (held.length > 0 && behind > limits.maxConnectionBytes) {
+              // Messages arrive faster than the client takes them: drop it rather than hold its backlog.
+              res.destroy();
+              break;
+            }
+            held.push(value);
+            heldBytes += value.byteLength;
+            total += value.byteLength;
+            nudge();
+          }
+        } catch {
+          // The source failed or was cancelled: what was read still goes out.
+        } finally {
+          sourceDone = true;
+          nudge();
+        }
+      };
+      const writeAll = async () => {
+        for (;;) {
+          if (!out.open) return;
+          const chunk = held[0];
+          if (chunk === undefined) {
+            if (sourceDone) return;
+            await new Promise<void>((resolve) => (wake = resolve));
+            continue;
+          }
+          const end = Math.min(chunk.byteLength, offset + SLICE_BYTES);
+          const slice = chunk.subarray(offset, end);
+          offset = end;
+          if (offset === chunk.byteLength) {
+            held.shift();
+            offset = 0;
+          }
+          heldBytes -= slice.byteLength;
+          release(slice.byteLength);
+          if (!out.write(slice)) await drained(res);
+        }
+      };
+      try {
+        await Promise.all([readAll(), writeAll()]);
+        if (out.open) res.end();
+      } finally {
+        res.off('close', onClose);
+        if (!out.open) onClose();
+      }
+    },
   };
 
   function totalRoom(res: ServerResponse): Promise<void> {
@@ -205,6 +280,20 @@ export function createOutbound(partial: Partial<OutboundLimits> = {}): Outbound 
       res.once('close', wake);
     });
   }
+}
+
+/** Resolves once `res` has taken its buffered bytes (or closed). */
+async function drained(res: ServerResponse): Promise<void> {
+  if (res.writableEnded || res.destroyed || !res.writableNeedDrain) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 export function isHighSurrogate(code: number): boolean {

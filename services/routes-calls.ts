@@ -19,6 +19,7 @@ import type { RunLedger, RunState } from './run-ledger.ts';
 import type { RunTracker } from './run-tracker.ts';
 import { openEventStream } from './sse.ts';
 import { outboundFull, type Outbound } from './outbound.ts';
+import { admitRunStorage } from './storage-admission.ts';
 import { clientKeyOf, tenantOf } from './tenancy.ts';
 
 interface RunBody {
@@ -156,23 +157,6 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     return { ...record, callId, sessionId: tenant.outer(record.sessionId) };
   });
 
-  /**
-   * While session logs cannot be written, a run is refused at once rather
-   * than run with its events lost; the sink's probe (at most once a second)
-   * lets runs in again as soon as a write as large as the failed one fits.
-   */
-  async function assertStorageWritable(): Promise<void> {
-    const { sessions } = options;
-    if (sessions.writeState === undefined || sessions.writeState().ok) return;
-    const state = (await sessions.health?.()) ?? sessions.writeState();
-    if (state.ok) return;
-    throw new HttpError(
-      'STORAGE_UNAVAILABLE',
-      `session logs cannot be written (${state.code}), so this run would not be recorded: free disk space or fix the data folder, then retry after the Retry-After seconds`,
-      { 'retry-after': '5' },
-    );
-  }
-
   /** Runs a ledger call; a database failure becomes 503 DATABASE_UNAVAILABLE. */
   async function databaseCall<T>(call: () => Promise<T>): Promise<T> {
     try {
@@ -216,10 +200,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run, ...(dispatch === undefined ? {} : { dispatch: (signal: AbortSignal) => dispatch(signal, record) }) };
     try {
       // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
-      await assertStorageWritable();
-      // A tenant's sessions share its prefix (tenant.inner of an empty id); without tenants every session counts.
-      const { retention } = options;
-      if (retention !== undefined) await databaseCall(() => retention.admit(sessionId, tenant.name === undefined ? '' : tenant.inner('', 'sessionId')));
+      await admitRunStorage(options, sessionId, tenant, databaseCall);
       if (dispatch === undefined) await record();
       if (!acceptsEventStream(request)) {
         const body = await executeCall(options, call);

@@ -221,6 +221,12 @@ async function mountRoutes(
       security: auth === undefined ? [] : [{ bearer: [] }],
     },
   });
+  // One budget for every face: the routes' bodies and streams and /mcp's.
+  const outbound = createOutbound({
+    writeStallMs: config.writeStallMs,
+    maxTotalBytes: config.maxOutboundMiB * MiB,
+    maxConnectionBytes: config.maxConnectionOutboundMiB * MiB,
+  });
   await app.register(ptcPlugin, {
     registry: core.registry,
     codeMode: core.codeMode,
@@ -240,11 +246,7 @@ async function mountRoutes(
     ],
     isShuttingDown,
     ...(core.retention === undefined ? {} : { retention: core.retention }),
-    outbound: createOutbound({
-      writeStallMs: config.writeStallMs,
-      maxTotalBytes: config.maxOutboundMiB * MiB,
-      maxConnectionBytes: config.maxConnectionOutboundMiB * MiB,
-    }),
+    outbound,
   });
   registerPlayground(app);
   const openapi = async () => app.swagger();
@@ -265,6 +267,8 @@ async function mountRoutes(
     catalog,
     runs,
     maxSessionsPerTenant: config.maxMcpSessionsPerTenant,
+    outbound,
+    ...(core.retention === undefined ? {} : { retention: core.retention }),
     // A shared face: each MCP session decides only its own paused runs (POST /v1/runs/:callId/decision decides any).
     durable: { codeMode: core.codeMode, approvers: core.approvers, mayPause: core.mayPause, ownRunsOnly: true },
   });
