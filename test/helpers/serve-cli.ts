@@ -97,3 +97,21 @@ export async function serveCli(options: ServeCliOptions): Promise<ServedCli> {
     },
   };
 }
+
+/** What a finished CLI command printed, and how it exited. */
+export interface FinishedCli {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs one `ptc` command to its end (not `serve`): its stdin gets `stdin`, or nothing. */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<FinishedCli> {
+  const child = spawn(NODE, [CLI, ...args], { cwd: options.cwd ?? root, env: { ...process.env, PTC_LOG_LEVEL: 'warn', ...options.env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin!.end(options.stdin ?? '');
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

@@ -4,7 +4,7 @@
  * before every replica restarted resumes on a new one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverDirs, startCliServer, type CliServer } from '../security/cli-server.ts';
+import { serverDirs, startCliServer, type CliServer, stopCliServers } from '../security/cli-server.ts';
 import { startTestDatabase, type TestDatabase } from './embedded.ts';
 
 let pg: TestDatabase;
@@ -23,10 +23,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const replica of replicas) {
-    if (replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill('SIGTERM');
-    await replica.exited;
-  }
+  await stopCliServers(replicas);
   await pg?.destroy();
 }, 60_000);
 

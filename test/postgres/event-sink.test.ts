@@ -1,22 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createPostgresEventSink } from '../../services/postgres/event-sink.ts';
-import type { NewToolEvent } from '../../src/events.ts';
-import { useTestDatabase } from './test-database.ts';
+import { toolResultEvent, useTestDatabase } from './test-database.ts';
 import { existsSync } from 'node:fs';
 import { createToolRegistry } from '../../src/registry.ts';
 import { createSpillWriter, readSpill } from '../../services/postgres/spill-store.ts';
 import { echoTool, textOf } from '../src/tool-fixtures.ts';
 
 const { open } = useTestDatabase();
-
-const result = (sessionId: string, callId: string, text = 'ok'): NewToolEvent => ({
-  type: 'tool/result',
-  sessionId,
-  callId,
-  name: 'run_code',
-  isError: false,
-  content: [{ type: 'text', text }],
-});
+const result = toolResultEvent;
 
 describe('the PostgreSQL event sink', () => {
   it('migrates idempotently when several replicas start at once', async () => {

@@ -4,7 +4,7 @@
  * SIGKILLed replica's run marked lost, and a database restart under load.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverDirs, startCliServer, type CliServer } from '../security/cli-server.ts';
+import { serverDirs, startCliServer, type CliServer, stopCliServers } from '../security/cli-server.ts';
 import { startTestDatabase, type TestDatabase } from './embedded.ts';
 import { openSse } from './sse-reader.ts';
 
@@ -19,10 +19,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const replica of replicas) {
-    if (replica.child.exitCode === null && replica.child.signalCode === null) replica.child.kill('SIGTERM');
-    await replica.exited;
-  }
+  await stopCliServers(replicas);
   await pg?.destroy();
 }, 60_000);
 

@@ -3,37 +3,17 @@
  * events, a tenant's total is the sum of its sessions' rows, and expired
  * sessions go with one DELETE … WHERE, events and spill included.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../services/postgres/database.ts';
+import { describe, expect, it } from 'vitest';
 import { createPostgresEventSink } from '../../services/postgres/event-sink.ts';
 import { createPostgresSessionUsage } from '../../services/postgres/usage.ts';
 import { createRetention } from '../../services/retention.ts';
-import type { NewToolEvent } from '../../src/events.ts';
-import { startTestDatabase, type TestDatabase } from './embedded.ts';
+import { toolResultEvent as result, useTestDatabase } from './test-database.ts';
 
-let pg: TestDatabase;
-let db: Database;
-
-beforeAll(async () => {
-  pg = await startTestDatabase();
-  db = await openDatabase({ url: pg.url, poolSize: 4 });
-}, 120_000);
-afterAll(async () => {
-  await db?.close();
-  await pg?.destroy();
-});
-
-const result = (sessionId: string, callId: string, text: string): NewToolEvent => ({
-  type: 'tool/result',
-  sessionId,
-  callId,
-  name: 'run_code',
-  isError: false,
-  content: [{ type: 'text', text }],
-});
+const { open } = useTestDatabase();
 
 describe('retention in PostgreSQL', () => {
   it('counts bytes per session and per tenant prefix, answers 507 at a quota, and removes expired sessions with their events', async () => {
+    const db = await open();
     const sink = createPostgresEventSink(db);
     const usage = createPostgresSessionUsage(db);
     for (let i = 0; i < 3; i++) await sink.append(result('acme_one', `c${i}`, 'x'.repeat(10_000)));

@@ -1,6 +1,7 @@
 /** A test file's own PostgreSQL, with replica connections (embedded.ts starts the server). */
 import { afterAll, beforeAll } from 'vitest';
 import { openDatabase, type Database } from '../../services/postgres/database.ts';
+import type { NewToolEvent } from '../../src/events.ts';
 import { startTestDatabase, type TestDatabase } from './embedded.ts';
 
 /**
@@ -26,3 +27,13 @@ export function useTestDatabase(): { server(): TestDatabase; open(): Promise<Dat
     },
   };
 }
+
+/** A run's `tool/result` event holding one text block. */
+export const toolResultEvent = (sessionId: string, callId: string, text = 'ok'): NewToolEvent => ({
+  type: 'tool/result',
+  sessionId,
+  callId,
+  name: 'run_code',
+  isError: false,
+  content: [{ type: 'text', text }],
+});

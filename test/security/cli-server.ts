@@ -73,3 +73,11 @@ export async function readSessionFiles(data: string): Promise<{ events: StoredEv
 
 /** `sessionId#seq#type` for matching a response's events against the log. */
 export const eventKey = (event: { sessionId: string; seq: number; type: string }): string => `${event.sessionId}#${event.seq}#${event.type}`;
+
+/** Stops servers still running (SIGTERM) and waits for every one to exit. */
+export async function stopCliServers(servers: readonly CliServer[]): Promise<void> {
+  for (const server of servers) {
+    if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGTERM');
+    await server.exited;
+  }
+}

@@ -1,24 +1,11 @@
 /**
  * `ptc approvals`, `ptc approve` and `ptc deny` as a person runs them, against a real server.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/serve-cli.ts';
 import { json, post, startServer, type Running } from './helpers.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const NODE = path.join(root, 'node_modules/.bin/node');
-const CLI = path.join(root, 'services/cli.ts');
-
-function ptc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(NODE, [CLI, ...args], { env: { ...process.env, PTC_TOKEN: '' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end();
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const ptc = (args: string[]) => runCli(args, { env: { PTC_TOKEN: '' } });
 
 let running: Running | undefined;
 afterEach(async () => {

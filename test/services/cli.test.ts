@@ -1,36 +1,13 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
-import { serveCli } from '../helpers/serve-cli.ts';
+import { runCli, serveCli, type FinishedCli } from '../helpers/serve-cli.ts';
 import { post, readSse, tempDir } from './helpers.ts';
 
-const root = path.resolve(import.meta.dirname, '../..');
-const NODE = path.join(root, 'node_modules/.bin/node');
-const CLI = path.join(root, 'services/cli.ts');
-
-interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function finished(child: ChildProcessWithoutNullStreams): Promise<Finished> {
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
 /** Runs `node services/cli.ts …` without --no-node-snapshot: the CLI must add it itself. */
-async function ptc(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<Finished> {
-  const cwd = options.cwd ?? (await tempDir('ptc-cli-'));
-  const child = spawn(NODE, [CLI, ...args], { cwd, env: { ...process.env, PTC_LOG_LEVEL: 'warn' } });
-  const done = finished(child);
-  child.stdin.end(options.stdin ?? '');
-  return done;
+async function ptc(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<FinishedCli> {
+  return runCli(args, { cwd: options.cwd ?? (await tempDir('ptc-cli-')), ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
 }
 
 describe('ptc CLI', () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { serveCli } from '../helpers/serve-cli.ts';
+import { runCli, serveCli } from '../helpers/serve-cli.ts';
 import { fixtureConfig } from '../mcp/helpers.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import { startToolSources } from '../../src/tool-source.ts';
@@ -45,15 +44,7 @@ export const VERSION = 2;
   return dir;
 }
 
-function ptc(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(NODE, [CLI, ...args], { cwd, env: { ...process.env, PTC_LOG_LEVEL: 'warn' } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end();
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const ptc = (args: string[], cwd: string) => runCli(args, { cwd });
 
 describe('tool modules in the config', () => {
   it('ptc serve loads a TypeScript module named relative to the config file, and a program calls its tool', async () => {
