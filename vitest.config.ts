@@ -9,9 +9,6 @@ const shared = {
   // hermetic (temp dirs, port 0, their own runtimes), so they do not lean on a fresh module graph;
   // anything that can take a process down runs in a child process of its own (the *.probe.ts files).
   isolate: false,
-  // Two workers whatever the core count: most files wait on child processes, servers and
-  // PostgreSQL rather than compute, and vitest's default (cores - 1) runs them one by one here.
-  maxWorkers: 2,
   testTimeout: 30_000,
   hookTimeout: 30_000,
 };
