@@ -50,8 +50,8 @@ const HAZARDS: Hazard[] = [
     timeoutMs: 20_000,
     message: /more than 1000 tool calls/,
     // The program keeps making calls until the host's call-limit verdict arrives, and on a loaded
-    // machine that can be all of them: in 32 MiB their records raced it to a `memory` failure. All
-    // of them fit in this heap, so only the call limit can end the run.
+    // machine that can be all of them: in a small heap their records raced it to a `memory` failure.
+    // All of them fit in this heap, so only the call limit can end the run.
     memoryMiB: 256,
     processRuntime: true,
   },
