@@ -12,8 +12,7 @@ import { DEFAULT_CODE_MODE_LIMITS } from '../../src/code-mode/limits.ts';
 import { DEFAULT_EVENT_CAPS } from '../../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../../src/event-sinks/jsonl-sink.ts';
 import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS } from '../../src/tools/limits.ts';
-import { DEFAULT_RUN_RESERVE_MIB } from '../../sandbox/memory-budget.ts';
-import { DEFAULT_QUEUE } from '../../sandbox/wait-queue.ts';
+import { DEFAULT_POOL } from '../../src/code-mode/pool-defaults.ts';
 import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../../typings/typecheck-pool.ts';
 
 // The config file has no maxTimeoutMs: its limit is the schema's maximum of timeoutMs.
@@ -27,6 +26,7 @@ const REAL: Record<string, number | string> = {
   port: DEFAULTS.port,
   runtime: DEFAULTS.runtime,
   mode: DEFAULTS.mode,
+  typecheck: DEFAULTS.typecheck,
   logLevel: DEFAULTS.logLevel,
   bodyLimit: DEFAULTS.bodyLimit,
   receiveTimeoutMs: DEFAULTS.receiveTimeoutMs,
@@ -38,13 +38,22 @@ const REAL: Record<string, number | string> = {
   maxConcurrentRunsPerClient: DEFAULTS.maxConcurrentRunsPerClient,
   maxMcpSessionsPerTenant: DEFAULTS.maxMcpSessionsPerTenant,
   shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+  'rateLimit.max': DEFAULTS.rateLimit.max,
   typingsBudget: DEFAULTS.typingsBudget,
   databasePoolSize: DEFAULTS.databasePoolSize,
   approvalTtlMs: DEFAULT_APPROVAL_TTL_MS,
   ...prefixed('limits', { ...configurableLimits, ...DEFAULT_EVENT_CAPS, maxOpenSessionFiles: DEFAULT_MAX_OPEN_FILES }),
   ...prefixed('toolLimits', DEFAULT_TOOL_LIMITS),
   ...prefixed('retention', DEFAULT_RETENTION),
-  ...prefixed('pool', { ...DEFAULT_QUEUE, runReserveMiB: DEFAULT_RUN_RESERVE_MIB }),
+  // `maxActiveRuns` is stated per core: "16 per core".
+  ...prefixed('pool', {
+    runReserveMiB: DEFAULT_POOL.runReserveMiB,
+    maxActiveRuns: DEFAULT_POOL.activeRunsPerCore,
+    queueLimit: DEFAULT_POOL.queueLimit,
+    queueTimeoutMs: DEFAULT_POOL.queueTimeoutMs,
+    sessionIsolates: DEFAULT_POOL.sessionIsolates,
+    sessionIsolateIdleMs: DEFAULT_POOL.sessionIsolateIdleMs,
+  }),
   ...prefixed('typechecker', { heapMiB: DEFAULT_TYPECHECK_HEAP_MIB, timeoutMs: DEFAULT_TYPECHECK_TIMEOUT_MS }),
 };
 
