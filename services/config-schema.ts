@@ -10,7 +10,7 @@ import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mod
 import type { McpServerConfig } from '../src/mcp/config.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from '../src/openapi/config.ts';
 import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
-import { DEFAULT_CODE_MODE_LIMITS, MIN_MEMORY_MIB } from '../src/code-mode/limits.ts';
+import { CODE_MODE_LIMITS_SCHEMA, DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits } from '../src/code-mode/limits.ts';
 import { DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
 import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
@@ -52,21 +52,25 @@ function stateDefault(description: string, value: number | string, unit: 'bytes'
 /** The longest a Node timer can wait; a longer one would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** A code mode limit as the file takes it: the rule `CODE_MODE_LIMITS_SCHEMA` states for it (Code Mode checks the same one). */
+const limitRule = (key: keyof CodeModeLimits) => z.int().min(CODE_MODE_LIMITS_SCHEMA.properties[key].minimum);
+/** {@link limitRule}, described with its default from `DEFAULT_CODE_MODE_LIMITS`. */
+function codeModeLimit(key: keyof CodeModeLimits, description: string, unit?: 'bytes') {
+  return limitRule(key).describe(stateDefault(description, DEFAULT_CODE_MODE_LIMITS[key], unit));
+}
+
 const limitsSchema = group('Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`).', {
-  timeoutMs: z
-    .int()
-    .min(1)
+  // The file has no maxTimeoutMs: the default one bounds timeoutMs.
+  timeoutMs: limitRule('timeoutMs')
     .max(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)
     .describe(
-      stateDefault(`Wall time per run incl. nested waits, ms. {default}; at most ${DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs.toLocaleString('en-US')}. Past it: \`timeout\`.`, DEFAULT_CODE_MODE_LIMITS.timeoutMs),
+      stateDefault(`Wall time per run incl. nested waits, ms. {default}; at most ${shown(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)}. Past it: \`timeout\`.`, DEFAULT_CODE_MODE_LIMITS.timeoutMs),
     ),
-  memoryMiB: z.int().min(MIN_MEMORY_MIB).describe(stateDefault('Isolate heap, MiB. {default}. Past it: `memory`.', DEFAULT_CODE_MODE_LIMITS.memoryMiB)),
-  maxLogBytes: positiveInt().describe(stateDefault('Captured log bytes per run. {default}. Past it: a truncation marker, the rest dropped.', DEFAULT_CODE_MODE_LIMITS.maxLogBytes, 'bytes')),
-  maxResultBytes: positiveInt().describe(stateDefault("Bytes of a run's result JSON. {default}. Past it: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxResultBytes, 'bytes')),
-  maxArgBytes: positiveInt().describe(stateDefault("Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", DEFAULT_CODE_MODE_LIMITS.maxArgBytes, 'bytes')),
-  maxRenderedBytes: positiveInt().describe(
-    stateDefault("Bytes (UTF-8) of a run's result as rendered for the model. {default}. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.", DEFAULT_CODE_MODE_LIMITS.maxRenderedBytes, 'bytes'),
-  ),
+  memoryMiB: codeModeLimit('memoryMiB', 'Isolate heap, MiB. {default}. Past it: `memory`.'),
+  maxLogBytes: codeModeLimit('maxLogBytes', 'Captured log bytes per run. {default}. Past it: a truncation marker, the rest dropped.', 'bytes'),
+  maxResultBytes: codeModeLimit('maxResultBytes', "Bytes of a run's result JSON. {default}. Past it: `output-limit`.", 'bytes'),
+  maxArgBytes: codeModeLimit('maxArgBytes', "Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", 'bytes'),
+  maxRenderedBytes: codeModeLimit('maxRenderedBytes', "Bytes (UTF-8) of a run's result as rendered for the model. {default}. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.", 'bytes'),
   maxEventContentBytes: positiveInt().describe(
     stateDefault("Bytes of content one stored event keeps (a result's content, an injected context). {default}. Past it: cut, with a marker stating the original size.", DEFAULT_EVENT_CAPS.maxEventContentBytes, 'bytes'),
   ),
@@ -79,11 +83,9 @@ const limitsSchema = group('Sandbox limits; an unset field keeps the code mode d
   maxOpenSessionFiles: positiveInt().describe(
     stateDefault('Session log files the server holds open at once. {default}. Past it the least recently used idle one is closed (reopened on demand).', DEFAULT_MAX_OPEN_FILES),
   ),
-  maxCalls: positiveInt().describe(stateDefault('Nested calls per run. {default}. Past it: `call-limit`.', DEFAULT_CODE_MODE_LIMITS.maxCalls)),
-  maxParallelCalls: positiveInt().describe(stateDefault('Concurrency-safe nested calls in flight per run. {default}; more wait.', DEFAULT_CODE_MODE_LIMITS.maxParallelCalls)),
-  maxJournalValueBytes: positiveInt().describe(
-    stateDefault("Bytes (UTF-8) of one nested call's value a paused run's journal may keep. {default}. Past it the pause fails: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxJournalValueBytes, 'bytes'),
-  ),
+  maxCalls: codeModeLimit('maxCalls', 'Nested calls per run. {default}. Past it: `call-limit`.'),
+  maxParallelCalls: codeModeLimit('maxParallelCalls', 'Concurrency-safe nested calls in flight per run. {default}; more wait.'),
+  maxJournalValueBytes: codeModeLimit('maxJournalValueBytes', "Bytes (UTF-8) of one nested call's value a paused run's journal may keep. {default}. Past it the pause fails: `output-limit`.", 'bytes'),
 });
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 
