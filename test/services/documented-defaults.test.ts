@@ -1,7 +1,8 @@
 /**
  * The defaults the docs state are the ones the code uses: each setting's default column in
- * docs/service.md and the "Default …" of its description in docs/ptc.config.schema.json, read
- * back as numbers (or strings), against the objects that hold the defaults.
+ * docs/service.md and SECURITY.md's tables, and the "Default …" of its description in
+ * docs/ptc.config.schema.json, read back as numbers (or strings), against the objects that hold
+ * the defaults.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -86,6 +87,23 @@ function serviceDocDefaults(): Map<string, string> {
   return rows;
 }
 
+/**
+ * SECURITY.md's tables of limits: the per-run one (a key of `limits`, its default) and the
+ * host-side one (what, its setting, its default); a setting's first row only.
+ */
+function securityDocDefaults(): Map<string, string> {
+  const doc = readFileSync(new URL('../../SECURITY.md', import.meta.url), 'utf8');
+  const rows = new Map<string, string>();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    const perRun = cells.length === 5 ? /^`(\w+)`$/.exec(cells[1]!)?.[1] : undefined;
+    const hostSide = cells.length === 6 ? /^`([\w.]+)`/.exec(cells[2]!)?.[1] : undefined;
+    const key = perRun === undefined ? hostSide : `limits.${perRun}`;
+    if (key !== undefined && !rows.has(key)) rows.set(key, perRun === undefined ? cells[3]! : cells[2]!);
+  }
+  return rows;
+}
+
 /** docs/ptc.config.schema.json: each property's description, by its dotted path. */
 function schemaDescriptions(): Map<string, string> {
   type Node = { description?: string; properties?: Record<string, Node> };
@@ -104,6 +122,14 @@ describe('documented defaults', () => {
     const documented = serviceDocDefaults();
     const stated = Object.fromEntries(Object.keys(REAL).map((key) => [key, valueOf(key, documented.get(key) ?? '')]));
     expect(stated).toEqual(REAL);
+  });
+
+  it('SECURITY.md states every per-run limit, and each setting it names, with the default the code uses', () => {
+    const documented = securityDocDefaults();
+    const keys = Object.keys(REAL).filter((key) => documented.has(key));
+    expect(keys).toEqual(expect.arrayContaining(Object.keys(configurableLimits).map((key) => `limits.${key}`)));
+    const stated = Object.fromEntries(keys.map((key) => [key, valueOf(key, documented.get(key)!)]));
+    expect(stated).toEqual(Object.fromEntries(keys.map((key) => [key, REAL[key]])));
   });
 
   it('docs/ptc.config.schema.json states each setting with the default the code uses', () => {
