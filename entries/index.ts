@@ -112,7 +112,7 @@ export type { FileJournalStoreOptions } from '../src/code-mode/file-journal-stor
 export { createInPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export type { InPlaceApprovalRequest, InPlaceApprover, InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
-export { DEFAULT_POOL } from '../src/code-mode/pool-defaults.ts';
+export { DEFAULT_POOL, DEFAULT_PROCESS_POOL } from '../src/code-mode/pool-defaults.ts';
 export type { CodeModeLimits } from '../src/code-mode/limits.ts';
 export type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
 export type { TypingsService, TypecheckDiagnostic } from '../src/code-mode/typings-service.ts';

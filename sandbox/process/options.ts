@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import type { TransportKind } from './transport.ts';
+import { DEFAULT_PROCESS_POOL } from '../../src/code-mode/pool-defaults.ts';
 import { resolveAdmission, type AdmissionOptions, type IsolateReuseOptions } from '../pool-options.ts';
 
 /**
@@ -27,33 +28,33 @@ export interface ProcessRuntimeOptions extends AdmissionOptions, IsolateReuseOpt
    * routes no session.
    */
   sessionIsolates?: number;
-  /** How often the parent pings each child, ms. Default 1,000. */
+  /** How often the parent pings each child, ms. Default `DEFAULT_PROCESS_POOL.heartbeatIntervalMs`. */
   heartbeatIntervalMs?: number;
   /**
    * A child whose last answer is older than this, ms, is killed and replaced;
-   * its runs fail `crashed`. Default 10,000. A starting child gets at least
-   * 30,000 ms to load its runtime.
+   * its runs fail `crashed`. Default `DEFAULT_PROCESS_POOL.heartbeatTimeoutMs`.
+   * A starting child gets longer to load its runtime (sandbox-child.ts).
    */
   heartbeatTimeoutMs?: number;
   /**
    * Resident memory ceiling of one child, MiB, read at each heartbeat. Past it
    * the child is killed and replaced; its runs fail `crashed`. A backstop for
    * memory the budget does not see: default the child's share of
-   * `memoryBudgetMiB` plus 512 (the process's own baseline and native slack).
+   * `memoryBudgetMiB` plus `DEFAULT_PROCESS_POOL.rssSlackMiB`.
    */
   rssLimitMiB?: number;
   /**
    * Runs one child serves before it is retired and replaced (its in-flight
    * runs finish first). Isolate churn grows a process's native memory in
    * steps that the JS heap does not show; recycling keeps it bounded well
-   * below `rssLimitMiB`. Default 10,000; 0 never recycles.
+   * below `rssLimitMiB`. Default `DEFAULT_PROCESS_POOL.recycleAfterRuns`; 0 never recycles.
    */
   recycleAfterRuns?: number;
   /**
    * Grace after a run's deadline or abort, ms, and after the IPC channel is
    * closed on close. A child that has not ended the run by deadline + grace
    * is SIGKILLed (the parent's wall clock is authoritative); on close,
-   * SIGKILL follows after it. Default 2,000.
+   * SIGKILL follows after it. Default `DEFAULT_PROCESS_POOL.killGraceMs`.
    */
   killGraceMs?: number;
   /**
@@ -91,11 +92,11 @@ export function resolveOptions(options: ProcessRuntimeOptions = {}, transport: T
     children,
     ...admission,
     runsPerChild: options.runsPerChild === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(options.runsPerChild)),
-    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
-    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
-    rssLimitMiB: options.rssLimitMiB ?? Math.ceil(admission.memoryBudgetMiB / children) + 512,
-    recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? 10_000)),
-    killGraceMs: options.killGraceMs ?? 2_000,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_PROCESS_POOL.heartbeatIntervalMs,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? DEFAULT_PROCESS_POOL.heartbeatTimeoutMs,
+    rssLimitMiB: options.rssLimitMiB ?? Math.ceil(admission.memoryBudgetMiB / children) + DEFAULT_PROCESS_POOL.rssSlackMiB,
+    recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? DEFAULT_PROCESS_POOL.recycleAfterRuns)),
+    killGraceMs: options.killGraceMs ?? DEFAULT_PROCESS_POOL.killGraceMs,
     execArgv: options.execArgv ?? [],
     runtimeModule: options.runtimeModule ?? new URL(`../in-process-runtime${ownExtension}`, import.meta.url).href,
   };

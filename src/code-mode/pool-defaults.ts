@@ -1,8 +1,9 @@
 /**
  * The defaults of the built-in runtimes' pools (admission, the wait queue,
- * warm and kept isolates), each written once: both runtimes (sandbox/), the
- * service's `pool` config and its descriptions read them. Plain data, so the
- * library's entry can export it without loading a sandbox.
+ * warm and kept isolates; the `process` runtime's children), each written
+ * once: both runtimes (sandbox/), the service's `pool` config and its
+ * descriptions read them. Plain data, so the library's entry can export it
+ * without loading a sandbox.
  */
 import { DEFAULT_CODE_MODE_LIMITS } from './limits.ts';
 
@@ -29,4 +30,18 @@ export const DEFAULT_POOL = Object.freeze({
   sessionIsolateIdleMs: 30_000,
   /** The in-process runtime's burst threads, by default one per core up to this: more add little preparation rate, and idle threads cost memory. */
   maxBurstThreads: 8,
+});
+
+/** The `process` runtime's own defaults: how it watches, bounds and recycles its children. */
+export const DEFAULT_PROCESS_POOL = Object.freeze({
+  /** How often the parent pings each child, ms. */
+  heartbeatIntervalMs: 1_000,
+  /** A child silent for this long, ms, is killed and replaced. */
+  heartbeatTimeoutMs: 10_000,
+  /** What a child's RSS ceiling allows past its share of the memory budget, MiB: the process's own baseline and native slack. */
+  rssSlackMiB: 512,
+  /** Runs one child serves before it is retired and replaced. */
+  recycleAfterRuns: 10_000,
+  /** Grace after a run's deadline or abort, and after the channel is closed on close, ms, before SIGKILL. */
+  killGraceMs: 2_000,
 });
