@@ -10,10 +10,11 @@ import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mod
 import type { McpServerConfig } from '../src/mcp/config.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from '../src/openapi/config.ts';
 import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
-import { CODE_MODE_LIMITS_SCHEMA, DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits } from '../src/code-mode/limits.ts';
+import { CODE_MODE_LIMITS_SCHEMA, DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits, type LimitRule } from '../src/code-mode/limits.ts';
+import { MAX_TIMEOUT_MS as MAX_TIMER_MS } from '../src/definition-rules.ts';
 import { DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
-import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
+import { BUILTIN_TOOL_LIMITS_SCHEMA, DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
 import { MIN_DEFAULT_MEMORY_BUDGET_MIB } from '../sandbox/memory-budget.ts';
 import { DEFAULT_POOL } from '../src/code-mode/pool-defaults.ts';
 import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../typings/typecheck-pool.ts';
@@ -49,19 +50,23 @@ function shown(value: number | string, unit: 'bytes' | 'plain' = 'plain'): strin
 function stateDefault(description: string, value: number | string, unit: 'bytes' | 'plain' = 'plain'): string {
   return description.replace('{default}', `Default ${shown(value, unit)}`);
 }
-/** The longest a Node timer can wait; a longer one would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** A code mode limit as the file takes it: the rule `CODE_MODE_LIMITS_SCHEMA` states for it (Code Mode checks the same one). */
-const limitRule = (key: keyof CodeModeLimits) => z.int().min(CODE_MODE_LIMITS_SCHEMA.properties[key].minimum);
-/** {@link limitRule}, described with its default from `DEFAULT_CODE_MODE_LIMITS`. */
+/** A limit as the file takes it: the rule its layer states for it (and checks again when it resolves its limits). */
+function fromRule(rule: LimitRule) {
+  const atLeast = z.int().min(rule.minimum);
+  return rule.maximum === undefined ? atLeast : atLeast.max(rule.maximum);
+}
+/** A code mode limit: its rule in `CODE_MODE_LIMITS_SCHEMA`, described with its default from `DEFAULT_CODE_MODE_LIMITS`. */
 function codeModeLimit(key: keyof CodeModeLimits, description: string, unit?: 'bytes') {
-  return limitRule(key).describe(stateDefault(description, DEFAULT_CODE_MODE_LIMITS[key], unit));
+  return fromRule(CODE_MODE_LIMITS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_CODE_MODE_LIMITS[key], unit));
+}
+/** A built-in tools' limit: its rule in `BUILTIN_TOOL_LIMITS_SCHEMA`, described with its default from their `DEFAULT_LIMITS`. */
+function toolLimit(key: keyof BuiltinToolLimits, description: string, unit?: 'bytes') {
+  return fromRule(BUILTIN_TOOL_LIMITS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_TOOL_LIMITS[key], unit));
 }
 
 const limitsSchema = group('Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`).', {
   // The file has no maxTimeoutMs: the default one bounds timeoutMs.
-  timeoutMs: limitRule('timeoutMs')
+  timeoutMs: fromRule(CODE_MODE_LIMITS_SCHEMA.properties.timeoutMs)
     .max(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)
     .describe(
       stateDefault(`Wall time per run incl. nested waits, ms. {default}; at most ${shown(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)}. Past it: \`timeout\`.`, DEFAULT_CODE_MODE_LIMITS.timeoutMs),
@@ -95,17 +100,17 @@ export type LimitsConfig = z.infer<typeof limitsSchema>;
 const toolLimitsSchema = group(
   "Limits of the built-in workspace tools (read, write, edit, glob, grep); an unset field keeps its default. The tools' descriptions, and so the typings, state the values in force.",
   {
-    readPageLines: positiveInt().describe(stateDefault('read: lines returned per call. {default}.', DEFAULT_TOOL_LIMITS.readPageLines)),
-    maxLineChars: positiveInt().describe(stateDefault('read and grep: characters kept of one line. {default}.', DEFAULT_TOOL_LIMITS.maxLineChars)),
-    maxEditBytes: positiveInt().describe(stateDefault('write and edit: largest file, bytes, before or after the change. {default}.', DEFAULT_TOOL_LIMITS.maxEditBytes, 'bytes')),
-    maxGrepFileBytes: positiveInt().describe(stateDefault('grep: files larger than this, bytes, are skipped. {default}.', DEFAULT_TOOL_LIMITS.maxGrepFileBytes, 'bytes')),
-    maxResults: positiveInt().describe(stateDefault('glob and grep: items collected by one call. {default}.', DEFAULT_TOOL_LIMITS.maxResults)),
-    renderPageSize: positiveInt().describe(stateDefault('glob and grep: items shown in the render. {default}.', DEFAULT_TOOL_LIMITS.renderPageSize)),
-    maxPatternChars: positiveInt().describe(stateDefault('grep and glob: longest pattern, characters. {default}.', DEFAULT_TOOL_LIMITS.maxPatternChars)),
-    maxPatternDepth: positiveInt().describe(stateDefault('grep and glob: deepest nesting of groups, levels. {default}.', DEFAULT_TOOL_LIMITS.maxPatternDepth)),
-    searchTimeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe(stateDefault("grep and glob: time one call's search may run in its worker, ms. {default}.", DEFAULT_TOOL_LIMITS.searchTimeoutMs)),
-    searchWorkers: z.int().min(1).max(64).describe(stateDefault('grep and glob: worker threads doing the matching. {default}.', DEFAULT_TOOL_LIMITS.searchWorkers)),
-    searchWorkerHeapMiB: positiveInt().describe(stateDefault('grep and glob: heap of one search worker, MiB. {default}.', DEFAULT_TOOL_LIMITS.searchWorkerHeapMiB)),
+    readPageLines: toolLimit('readPageLines', 'read: lines returned per call. {default}.'),
+    maxLineChars: toolLimit('maxLineChars', 'read and grep: characters kept of one line. {default}.'),
+    maxEditBytes: toolLimit('maxEditBytes', 'write and edit: largest file, bytes, before or after the change. {default}.', 'bytes'),
+    maxGrepFileBytes: toolLimit('maxGrepFileBytes', 'grep: files larger than this, bytes, are skipped. {default}.', 'bytes'),
+    maxResults: toolLimit('maxResults', 'glob and grep: items collected by one call. {default}.'),
+    renderPageSize: toolLimit('renderPageSize', 'glob and grep: items shown in the render. {default}.'),
+    maxPatternChars: toolLimit('maxPatternChars', 'grep and glob: longest pattern, characters. {default}.'),
+    maxPatternDepth: toolLimit('maxPatternDepth', 'grep and glob: deepest nesting of groups, levels. {default}.'),
+    searchTimeoutMs: toolLimit('searchTimeoutMs', "grep and glob: time one call's search may run in its worker, ms. {default}."),
+    searchWorkers: toolLimit('searchWorkers', 'grep and glob: worker threads doing the matching. {default}.'),
+    searchWorkerHeapMiB: toolLimit('searchWorkerHeapMiB', 'grep and glob: heap of one search worker, MiB. {default}.'),
   },
 );
 export type ToolLimitsConfig = z.infer<typeof toolLimitsSchema>;

@@ -45,10 +45,11 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
 /** The smallest isolate heap isolated-vm accepts, MiB. */
 export const MIN_MEMORY_MIB = 8;
 
-/** One limit's rule: a whole number, at least `minimum`. */
+/** One limit's rule, as JSON Schema: a whole number, at least `minimum` (and at most `maximum`, when set). */
 export interface LimitRule {
   type: 'integer';
   minimum: number;
+  maximum?: number;
 }
 
 /**
