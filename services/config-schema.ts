@@ -10,9 +10,10 @@ import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mod
 import type { McpServerConfig } from '../src/mcp/config.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from '../src/openapi/config.ts';
 import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
-import { CODE_MODE_LIMITS_SCHEMA, DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits, type LimitRule } from '../src/code-mode/limits.ts';
+import { CODE_MODE_LIMITS_SCHEMA, DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits } from '../src/code-mode/limits.ts';
+import type { LimitRule } from '../src/schema/limit-rules.ts';
 import { MAX_TIMEOUT_MS as MAX_TIMER_MS } from '../src/definition-rules.ts';
-import { DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
+import { DEFAULT_EVENT_CAPS, EVENT_CAPS_SCHEMA, type EventCaps } from '../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
 import { BUILTIN_TOOL_LIMITS_SCHEMA, DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
 import { MIN_DEFAULT_MEMORY_BUDGET_MIB } from '../sandbox/memory-budget.ts';
@@ -59,6 +60,10 @@ function fromRule(rule: LimitRule) {
 function codeModeLimit(key: keyof CodeModeLimits, description: string, unit?: 'bytes') {
   return fromRule(CODE_MODE_LIMITS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_CODE_MODE_LIMITS[key], unit));
 }
+/** An event cap: its rule in `EVENT_CAPS_SCHEMA`, described with its default from `DEFAULT_EVENT_CAPS`. */
+function eventCap(key: keyof EventCaps, description: string) {
+  return fromRule(EVENT_CAPS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_EVENT_CAPS[key], 'bytes'));
+}
 /** A built-in tools' limit: its rule in `BUILTIN_TOOL_LIMITS_SCHEMA`, described with its default from their `DEFAULT_LIMITS`. */
 function toolLimit(key: keyof BuiltinToolLimits, description: string, unit?: 'bytes') {
   return fromRule(BUILTIN_TOOL_LIMITS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_TOOL_LIMITS[key], unit));
@@ -76,15 +81,9 @@ const limitsSchema = group('Sandbox limits; an unset field keeps the code mode d
   maxResultBytes: codeModeLimit('maxResultBytes', "Bytes of a run's result JSON. {default}. Past it: `output-limit`.", 'bytes'),
   maxArgBytes: codeModeLimit('maxArgBytes', "Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", 'bytes'),
   maxRenderedBytes: codeModeLimit('maxRenderedBytes', "Bytes (UTF-8) of a run's result as rendered for the model. {default}. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.", 'bytes'),
-  maxEventContentBytes: positiveInt().describe(
-    stateDefault("Bytes of content one stored event keeps (a result's content, an injected context). {default}. Past it: cut, with a marker stating the original size.", DEFAULT_EVENT_CAPS.maxEventContentBytes, 'bytes'),
-  ),
-  maxRunEventBytes: positiveInt().describe(
-    stateDefault('Bytes of content the nested-call events of one run keep together. {default}. Past it later events keep their metadata and a marker instead of content.', DEFAULT_EVENT_CAPS.maxRunEventBytes, 'bytes'),
-  ),
-  maxEventArgumentBytes: positiveInt().describe(
-    stateDefault("Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. {default}. Past it: a marker with the full size and the start of the JSON.", DEFAULT_EVENT_CAPS.maxEventArgumentBytes, 'bytes'),
-  ),
+  maxEventContentBytes: eventCap('maxEventContentBytes', "Bytes of content one stored event keeps (a result's content, an injected context). {default}. Past it: cut, with a marker stating the original size."),
+  maxRunEventBytes: eventCap('maxRunEventBytes', 'Bytes of content the nested-call events of one run keep together. {default}. Past it later events keep their metadata and a marker instead of content.'),
+  maxEventArgumentBytes: eventCap('maxEventArgumentBytes', "Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. {default}. Past it: a marker with the full size and the start of the JSON."),
   maxOpenSessionFiles: positiveInt().describe(
     stateDefault('Session log files the server holds open at once. {default}. Past it the least recently used idle one is closed (reopened on demand).', DEFAULT_MAX_OPEN_FILES),
   ),

@@ -4,7 +4,7 @@
  * `DEFAULT_CODE_MODE_LIMITS`, and what each limit must be once, in
  * `CODE_MODE_LIMITS_SCHEMA`; the service's config file reads both.
  */
-import { compileFullSchema, type FullValidate } from '../schema/full-validate.ts';
+import { limitsCheck, limitsSchema } from '../schema/limit-rules.ts';
 
 export interface CodeModeLimits {
   /** Wall time of a run when it does not ask for one, ms, tool calls included. Past it the isolate is disposed: kind `timeout`. */
@@ -45,33 +45,19 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
 /** The smallest isolate heap isolated-vm accepts, MiB. */
 export const MIN_MEMORY_MIB = 8;
 
-/** One limit's rule, as JSON Schema: a whole number, at least `minimum` (and at most `maximum`, when set). */
-export interface LimitRule {
-  type: 'integer';
-  minimum: number;
-  maximum?: number;
-}
-
 /**
  * What each limit must be, as JSON Schema: a whole number of at least 1, the heap at least
  * {@link MIN_MEMORY_MIB}. {@link resolveLimits} checks against it, and the service's config
  * file builds its `limits` keys from it.
  */
-export const CODE_MODE_LIMITS_SCHEMA = {
-  type: 'object',
-  properties: Object.fromEntries(
-    Object.keys(DEFAULT_CODE_MODE_LIMITS).map((key) => [key, { type: 'integer', minimum: key === 'memoryMiB' ? MIN_MEMORY_MIB : 1 }]),
-  ) as Readonly<Record<keyof CodeModeLimits, Readonly<LimitRule>>>,
-  required: Object.keys(DEFAULT_CODE_MODE_LIMITS) as (keyof CodeModeLimits)[],
-} as const;
+export const CODE_MODE_LIMITS_SCHEMA = limitsSchema(DEFAULT_CODE_MODE_LIMITS, { memoryMiB: { type: 'integer', minimum: MIN_MEMORY_MIB } });
 
-let validateLimits: FullValidate | undefined;
+const checkLimits = limitsCheck(CODE_MODE_LIMITS_SCHEMA);
 
 /** Fills defaults and refuses values that cannot work, naming each. */
 export function resolveLimits(partial: Partial<CodeModeLimits> = {}): CodeModeLimits {
   const limits = { ...DEFAULT_CODE_MODE_LIMITS, ...partial };
-  validateLimits ??= compileFullSchema(CODE_MODE_LIMITS_SCHEMA);
-  const problems = validateLimits(limits, 'limits');
+  const problems = checkLimits(limits);
   if (limits.timeoutMs > limits.maxTimeoutMs) problems.push(`limits.timeoutMs (${limits.timeoutMs}) must not exceed limits.maxTimeoutMs (${limits.maxTimeoutMs})`);
   if (problems.length > 0) throw new RangeError(`invalid code mode limits: ${problems.join('; ')}`);
   return limits;

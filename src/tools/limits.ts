@@ -5,8 +5,7 @@
  * service's config file reads both.
  */
 import { MAX_TIMEOUT_MS } from '../definition-rules.ts';
-import type { LimitRule } from '../code-mode/limits.ts';
-import { compileFullSchema, type FullValidate } from '../schema/full-validate.ts';
+import { limitsCheck, limitsSchema } from '../schema/limit-rules.ts';
 
 export interface BuiltinToolLimits {
   /**
@@ -99,26 +98,21 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
 const MAX_SEARCH_WORKERS = 64;
 
 /**
- * What each limit must be, as JSON Schema: a whole number of at least 1; the search time a
- * Node timer can wait (a longer one fires at once), and the workers at most {@link MAX_SEARCH_WORKERS}.
+ * What each limit must be, as JSON Schema: a whole number of at least 1; the search time one a
+ * Node timer can wait (a longer one fires at once), the workers at most {@link MAX_SEARCH_WORKERS}.
  */
-export const BUILTIN_TOOL_LIMITS_SCHEMA = {
-  type: 'object',
-  properties: {
-    ...(Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, { type: 'integer', minimum: 1 }])) as Record<keyof ResolvedLimits, Readonly<LimitRule>>),
-    searchTimeoutMs: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_MS },
-    searchWorkers: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_WORKERS },
-  } as Readonly<Record<keyof ResolvedLimits, Readonly<LimitRule>>>,
-} as const;
+export const BUILTIN_TOOL_LIMITS_SCHEMA = limitsSchema(DEFAULT_LIMITS, {
+  searchTimeoutMs: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_MS },
+  searchWorkers: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_WORKERS },
+});
 
-let validateLimits: FullValidate | undefined;
+const checkLimits = limitsCheck(BUILTIN_TOOL_LIMITS_SCHEMA);
 
 /** Fills defaults and refuses values that cannot work, naming each. */
 export function resolveLimits(limits: BuiltinToolLimits = {}): ResolvedLimits {
   const keys = Object.keys(DEFAULT_LIMITS) as (keyof ResolvedLimits)[];
-  const set = Object.fromEntries(keys.filter((key) => limits[key] !== undefined).map((key) => [key, limits[key]]));
-  validateLimits ??= compileFullSchema(BUILTIN_TOOL_LIMITS_SCHEMA);
-  const problems = validateLimits(set, 'limits');
+  const resolved: ResolvedLimits = { ...DEFAULT_LIMITS, ...Object.fromEntries(keys.filter((key) => limits[key] !== undefined).map((key) => [key, limits[key]])) };
+  const problems = checkLimits(resolved);
   if (problems.length > 0) throw new RangeError(`invalid built-in tool limits: ${problems.join('; ')}`);
-  return { ...DEFAULT_LIMITS, ...set };
+  return resolved;
 }
