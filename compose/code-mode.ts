@@ -57,9 +57,9 @@ export interface CodeModeOptions {
   approvals?: CodeModeCoreOptions['approvals'];
   /** Where paused runs wait for a decision (default in memory); `createFileJournalStore(dir)` keeps them across restarts. */
   journal?: CodeModeCoreOptions['journal'];
-  /** How long a paused run waits for a decision, ms. Default 24 h. */
+  /** How long a paused run waits for a decision, ms. Default `DEFAULT_APPROVAL_TTL_MS`. */
   approvalTtlMs?: number;
-  /** How long a paused run's record is kept once it expired or its resumed run ended (it can be rolled back until then), ms. Default 30 days. */
+  /** How long a paused run's record is kept once it expired or its resumed run ended (it can be rolled back until then), ms. Default `DEFAULT_JOURNAL_RETENTION_MS`. */
   journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;

@@ -101,7 +101,7 @@ export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../c
 export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult, DecideCall } from '../src/code-mode/code-mode.ts';
 
 // Durable runs: approvals, journals and their stores.
-export { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
+export { DEFAULT_APPROVAL_TTL_MS, DEFAULT_JOURNAL_RETENTION_MS } from '../src/code-mode/code-mode.ts';
 export type { ApprovalRule } from '../src/code-mode/approval-rules.ts';
 export type { DurableRunStatus, PausedRun, PausedValue, RollbackReport } from '../src/code-mode/durable-runs.ts';
 export { JournalCorruptError } from '../src/code-mode/journal-store.ts';

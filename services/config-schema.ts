@@ -18,7 +18,7 @@ import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
 import { BUILTIN_TOOL_LIMITS_SCHEMA, DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
 import { MIN_DEFAULT_MEMORY_BUDGET_MIB } from '../sandbox/memory-budget.ts';
 import { DEFAULT_POOL } from '../src/code-mode/pool-defaults.ts';
-import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../typings/typecheck-pool.ts';
+import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS, MAX_DEFAULT_TYPECHECK_THREADS } from '../typings/typecheck-pool.ts';
 import { DEFAULTS } from './config-defaults.ts';
 import { DEFAULT_RETENTION } from './retention.ts';
 
@@ -145,7 +145,7 @@ const poolSchema = group("Sandbox admission (both runtimes) and the `process` ru
 export type PoolConfig = z.infer<typeof poolSchema>;
 
 const typecheckerSchema = group("The type-checker's worker threads (when `typecheck` is `warn` or `enforce`); an unset field keeps its default.", {
-  threads: z.int().min(1).max(64).describe('Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to 4.'),
+  threads: z.int().min(1).max(64).describe(`Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to ${MAX_DEFAULT_TYPECHECK_THREADS}.`),
   heapMiB: z.int().min(64).describe(stateDefault('Heap budget of each thread, MiB. {default}; past it the check fails and the thread is replaced.', DEFAULT_TYPECHECK_HEAP_MIB)),
   timeoutMs: z.int().min(1).max(600_000).describe(stateDefault("Longest one check may take, ms. {default}; it never outlasts the run's own `timeoutMs` either.", DEFAULT_TYPECHECK_TIMEOUT_MS)),
 });
