@@ -34,9 +34,9 @@ export interface CodeModeOptions {
   runtime?: RuntimeKind | SandboxRuntime;
   /**
    * The sandbox pool: memory budget, queue and (for `'process'`) children and recycling; see the
-   * service's `pool` config, and `DEFAULT_POOL` for the defaults both runtimes share. The in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`,
-   * `maxActiveRuns`, `queueLimit`, `queueTimeoutMs`, `burstThreads`, `sessionIsolates` and
-   * `sessionIsolateIdleMs` of it.
+   * service's `pool` config, and `DEFAULT_POOL` and `DEFAULT_PROCESS_POOL` for the defaults. The
+   * in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`, `maxActiveRuns`, `queueLimit`,
+   * `queueTimeoutMs`, `burstThreads`, `sessionIsolates` and `sessionIsolateIdleMs` of it.
    */
   pool?: ProcessPoolOptions;
   /** The type-checker's worker threads and budgets (when `typecheck` is not `'off'`); see `TypecheckPoolOptions`. */

@@ -11,9 +11,9 @@ import { defaultMemoryBudgetMiB } from './memory-budget.ts';
 export interface AdmissionOptions {
   /**
    * Memory the runs may hold together, MiB. Default: half the memory available when the runtime
-   * is created, at most half the machine's (or cgroup's) total, at least 256. A run is admitted
-   * while its reservation fits; when runs outgrow it, the one that grew most fails `memory`
-   * (see memory-budget.ts).
+   * is created, at most half the machine's (or cgroup's) total, at least
+   * `MIN_DEFAULT_MEMORY_BUDGET_MIB` (memory-budget.ts). A run is admitted
+   * while its reservation fits; when runs outgrow it, the one that grew most fails `memory`.
    */
   memoryBudgetMiB?: number;
   /** What each run reserves at admission, before its isolate is measured, MiB. Default `DEFAULT_POOL.runReserveMiB`. */
