@@ -14,7 +14,8 @@ import { DEFAULT_EVENT_CAPS } from '../../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../../src/event-sinks/jsonl-sink.ts';
 import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS } from '../../src/tools/limits.ts';
 import { DEFAULT_POOL } from '../../src/code-mode/pool-defaults.ts';
-import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../../typings/typecheck-pool.ts';
+import { MIN_DEFAULT_MEMORY_BUDGET_MIB } from '../../sandbox/memory-budget.ts';
+import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS, MAX_DEFAULT_TYPECHECK_THREADS } from '../../typings/typecheck-pool.ts';
 
 // The config file has no maxTimeoutMs: its limit is the schema's maximum of timeoutMs.
 const configurableLimits = Object.fromEntries(Object.entries(DEFAULT_CODE_MODE_LIMITS).filter(([key]) => key !== 'maxTimeoutMs'));
@@ -56,6 +57,13 @@ const REAL: Record<string, number | string> = {
     sessionIsolateIdleMs: DEFAULT_POOL.sessionIsolateIdleMs,
   }),
   ...prefixed('typechecker', { heapMiB: DEFAULT_TYPECHECK_HEAP_MIB, timeoutMs: DEFAULT_TYPECHECK_TIMEOUT_MS }),
+};
+
+/** Settings whose default depends on the machine: the bound each one's stated default names. */
+const MACHINE_BOUNDS: Record<string, string> = {
+  'pool.memoryBudgetMiB': `at least ${MIN_DEFAULT_MEMORY_BUDGET_MIB}`,
+  'pool.burstThreads': `at most ${DEFAULT_POOL.maxBurstThreads}`,
+  'typechecker.threads': `from 1 to ${MAX_DEFAULT_TYPECHECK_THREADS}`,
 };
 
 function prefixed(group: string, defaults: Readonly<Record<string, number>>): Record<string, number> {
@@ -122,6 +130,12 @@ describe('documented defaults', () => {
     const documented = serviceDocDefaults();
     const stated = Object.fromEntries(Object.keys(REAL).map((key) => [key, valueOf(key, documented.get(key) ?? '')]));
     expect(stated).toEqual(REAL);
+  });
+
+  it('docs/service.md states the bounds of the defaults that depend on the machine', () => {
+    const documented = serviceDocDefaults();
+    const stated = Object.fromEntries(Object.entries(MACHINE_BOUNDS).map(([key, bound]) => [key, documented.get(key)?.includes(bound) ? bound : documented.get(key)]));
+    expect(stated).toEqual(MACHINE_BOUNDS);
   });
 
   it('SECURITY.md states every per-run limit, and each setting it names, with the default the code uses', () => {
