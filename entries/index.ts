@@ -101,7 +101,7 @@ export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../c
 export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult, DecideCall } from '../src/code-mode/code-mode.ts';
 
 // Durable runs: approvals, journals and their stores.
-export { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
+export { DEFAULT_APPROVAL_TTL_MS, DEFAULT_JOURNAL_RETENTION_MS } from '../src/code-mode/code-mode.ts';
 export type { ApprovalRule } from '../src/code-mode/approval-rules.ts';
 export type { DurableRunStatus, PausedRun, PausedValue, RollbackReport } from '../src/code-mode/durable-runs.ts';
 export { JournalCorruptError } from '../src/code-mode/journal-store.ts';
@@ -112,6 +112,7 @@ export type { FileJournalStoreOptions } from '../src/code-mode/file-journal-stor
 export { createInPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export type { InPlaceApprovalRequest, InPlaceApprover, InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
+export { DEFAULT_POOL, DEFAULT_PROCESS_POOL } from '../src/code-mode/pool-defaults.ts';
 export type { CodeModeLimits } from '../src/code-mode/limits.ts';
 export type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
 export type { TypingsService, TypecheckDiagnostic } from '../src/code-mode/typings-service.ts';

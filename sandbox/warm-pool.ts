@@ -5,9 +5,10 @@
  * isolate is never returned to the pool.
  *
  * The pool follows demand: each `take` that finds it empty doubles its
- * target, up to 16 times `size` (a burst then finds isolates made between
- * its runs' ends); after 5 s without such a miss the target halves back
- * towards `size`, discarding the surplus (an idle isolate holds memory).
+ * target, up to `GROWTH_LIMIT` times `size` (a burst then finds isolates made
+ * between its runs' ends); after `SHRINK_AFTER_MS` without such a miss the
+ * target halves back towards `size`, discarding the surplus (an idle isolate
+ * holds memory).
  */
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 
