@@ -79,8 +79,6 @@ export interface TypecheckMessage {
   readonly callId: string;
   readonly sessionId: string;
   readonly mode: 'warn' | 'enforce';
-  /** Set when the check completed: diagnostics found. */
-  diagnostics?: number;
   error?: unknown;
 }
 

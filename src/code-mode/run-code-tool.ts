@@ -101,14 +101,15 @@ async function runCode(
   const schemas = registry.schemas().filter((schema) => schema.name !== RUN_CODE);
   const prelude: string[] = [];
   let runMs = timeoutMs;
-  if (deps.typecheck !== 'off' && deps.typings !== undefined) {
+  const { typecheck: mode, typings } = deps;
+  if (mode !== 'off' && typings !== undefined) {
     const started = performance.now();
     const check = (): Promise<string[]> =>
-      typecheckProgram(deps.typings!, deps.typecheck as 'warn' | 'enforce', args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId });
-    const traced = typecheckChannel.hasSubscribers
-      ? typecheckChannel.tracePromise(check, { callId: exec.callId, sessionId: exec.sessionId, mode: deps.typecheck } satisfies TypecheckMessage)
+      typecheckProgram(typings, mode, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId });
+    const checked = typecheckChannel.hasSubscribers
+      ? typecheckChannel.tracePromise(check, { callId: exec.callId, sessionId: exec.sessionId, mode } satisfies TypecheckMessage)
       : check();
-    prelude.push(...(await traced));
+    prelude.push(...(await checked));
     // The check's time is the run's time: what is left of timeoutMs is the program's.
     runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
   }

@@ -3,7 +3,8 @@ import { trace, type Context } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
-import { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL, nestedCallChannel, runChannel, toolSourceChannel, typecheckChannel } from '../../src/tracing.ts';
+import type { TypingsService } from '../../src/code-mode/typings-service.ts';
+import { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL, nestedCallChannel, runChannel, toolSourceChannel, typecheckChannel, type TraceContext } from '../../src/tracing.ts';
 import { instrument } from '../../services/otel-instrument.ts';
 import { createBench, valueOf, type Bench } from '../code-mode/harness.ts';
 
@@ -48,6 +49,7 @@ function barrierTool(count: number) {
 }
 
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const spanNamed = (spans: ReadableSpan[], name: string) => spans.find((span) => span.name === name)!;
 
 let bench: Bench | undefined;
 let uninstall: (() => void) | undefined;
@@ -131,6 +133,25 @@ describe('instrument()', () => {
     expect(run.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(parentOf(run)).toBe('b7ad6b7169203331');
     expect(run.attributes).toMatchObject({ 'ptc.tenant': 'acme', 'error.type': 'CODE_RUN_FAILED' });
+  });
+
+  it('makes a typecheck span under the run', async () => {
+    const t = tracing();
+    uninstall = t.uninstall;
+    // The checker's own workers are tested elsewhere: a checker that finds nothing is enough here.
+    const typings: TypingsService = { typings: async () => '', prompt: async () => '', check: async () => [] };
+    bench = createBench({ typecheck: 'enforce', typings });
+    expect(valueOf(await bench.runCode('return 1')).result).toBe(1);
+    const spans = t.exporter.getFinishedSpans();
+    const check = spanNamed(spans, 'ptc.typecheck');
+    expect(check.attributes['ptc.typecheck.mode']).toBe('enforce');
+    expect(parentOf(check)).toBe(spanNamed(spans, 'execute_tool run_code').spanContext().spanId);
+  });
+
+  it('refuses a trace that is not an object of strings', async () => {
+    bench = createBench();
+    const bad = await bench.runCode('return 1', { trace: { traceparent: 7 } as unknown as TraceContext });
+    expect(bad.isError && bad.error.message).toBe('request.trace.traceparent must be a string (or omitted)');
   });
 
   it('leaves no subscriber behind once uninstalled, and publishes nothing while none listens', async () => {
