@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,6 +12,7 @@ import { connectMcpServers } from '../../src/mcp/index.ts';
 import { openApiTools } from '../../src/openapi/index.ts';
 import { instrument } from '../../services/otel-instrument.ts';
 import { createBench, valueOf } from '../code-mode/harness.ts';
+import { statelessMcpHandler } from '../mcp/helpers.ts';
 import { post, startServer } from './helpers.ts';
 
 const PARENT_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -108,22 +108,16 @@ describe('trace context out', () => {
 
   it('puts the MCP call span in the upstream tools/call _meta', async () => {
     const metas: unknown[] = [];
-    const upstream = await listen((req, res) => {
-      const server = new McpServer({ name: 'up', version: '1.0.0' });
-      server.registerTool('echo', { description: 'Echoes.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text }, extra) => {
-        metas.push(extra._meta);
-        return { content: [{ type: 'text', text }] };
-      });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      server
-        .connect(transport)
-        .then(() => transport.handleRequest(req, res))
-        .catch(() => res.destroy());
-    });
+    const upstream = await listen(
+      statelessMcpHandler(() => {
+        const server = new McpServer({ name: 'up', version: '1.0.0' });
+        server.registerTool('echo', { description: 'Echoes.', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } }, async ({ text }, extra) => {
+          metas.push(extra._meta);
+          return { content: [{ type: 'text', text }] };
+        });
+        return server;
+      }),
+    );
     const bench = createBench();
     cleanups.push(() => bench.close());
     const bridge = await connectMcpServers({ servers: { up: { url: `${upstream.url}/mcp` } }, registry: bench.registry });
