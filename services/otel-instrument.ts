@@ -6,7 +6,8 @@
  *
  * Spans are parented by ids, not by the active context: a nested call finds its run's span by
  * the run's callId, an upstream request its call's `execute` span by the callId. A run's own
- * parent is the incoming `traceparent` it was given, else the context active when it started.
+ * parent is the incoming `traceparent` it was given, else (or when it continues that trace) the
+ * context active when it started.
  */
 import {
   context,
@@ -105,8 +106,7 @@ class Spans {
       'ptc.bytes_in': message.bytesIn,
     };
     if (message.trace?.tenant !== undefined) attributes['ptc.tenant'] = message.trace.tenant;
-    const parent = (message.trace === undefined ? undefined : remoteParent(message.trace)) ?? context.active();
-    const span = this.#tracer.startSpan('execute_tool run_code', { kind: SpanKind.INTERNAL, attributes }, parent);
+    const span = this.#tracer.startSpan('execute_tool run_code', { kind: SpanKind.INTERNAL, attributes }, runParent(message.trace));
     this.#open.set(message, span);
     this.#runs.set(message.callId, span);
   }
@@ -191,6 +191,17 @@ class Spans {
   }
 }
 
+/**
+ * A run's parent: the incoming `traceparent`, unless the active context already continues that
+ * trace (an HTTP server span made by Fastify's or Node's instrumentation), which then comes first.
+ */
+function runParent(given: TraceContext | undefined): Context {
+  const active = context.active();
+  const remote = given === undefined ? undefined : remoteParent(given);
+  if (remote === undefined) return active;
+  return trace.getSpanContext(active)?.traceId === trace.getSpanContext(remote)?.traceId ? active : remote;
+}
+
 /** The context to start a child of `span` in: the active one without it. */
 function under(span: Span | undefined): Context {
   return span === undefined ? context.active() : trace.setSpan(context.active(), span);
@@ -215,7 +226,7 @@ function codeOf(error: unknown): string {
 const TRACEPARENT = /^([\da-f]{2})-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})(-.*)?$/;
 
 /** The context of a remote parent named by a W3C `traceparent`, or undefined when it names none. */
-export function remoteParent(given: TraceContext): Context | undefined {
+function remoteParent(given: TraceContext): Context | undefined {
   const match = given.traceparent === undefined ? null : TRACEPARENT.exec(given.traceparent.trim());
   if (match === null || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined)) return undefined;
   const spanContext: SpanContext = { traceId: match[2], spanId: match[3], traceFlags: Number.parseInt(match[4], 16) & 1, isRemote: true };

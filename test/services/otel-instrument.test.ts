@@ -1,5 +1,6 @@
 import { hasSubscribers } from 'node:diagnostics_channel';
-import { trace, type Context } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
@@ -133,6 +134,24 @@ describe('instrument()', () => {
     expect(run.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(parentOf(run)).toBe('b7ad6b7169203331');
     expect(run.attributes).toMatchObject({ 'ptc.tenant': 'acme', 'error.type': 'CODE_RUN_FAILED' });
+  });
+
+  it('prefers an active span that already continues the incoming trace (a server span) to the traceparent', async () => {
+    const t = tracing();
+    uninstall = t.uninstall;
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    try {
+      bench = createBench();
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const server = t.provider.getTracer('test').startSpan('POST /v1/run', {}, trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true }));
+      await context.with(trace.setSpan(ROOT_CONTEXT, server), () => bench!.runCode('return 1', { trace: { traceparent } }));
+      server.end();
+      const run = spanNamed(t.exporter.getFinishedSpans(), 'execute_tool run_code');
+      expect(parentOf(run)).toBe(server.spanContext().spanId);
+    } finally {
+      context.disable();
+    }
   });
 
   it('makes a typecheck span under the run', async () => {
