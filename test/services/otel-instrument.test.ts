@@ -136,6 +136,29 @@ describe('instrument()', () => {
     expect(run.attributes).toMatchObject({ 'ptc.tenant': 'acme', 'error.type': 'CODE_RUN_FAILED' });
   });
 
+  it('ends the spans of a call the run abandoned in the queue', async () => {
+    const t = tracing();
+    uninstall = t.uninstall;
+    bench = createBench({ limits: { maxParallelCalls: 1 } });
+    bench.registry.register(
+      defineTool({
+        name: 'hang',
+        description: 'waits until cancelled',
+        parameters: {},
+        output: { schema: { type: 'integer' }, render: () => [] },
+        isConcurrencySafe: () => true,
+        execute: (_args, exec) => new Promise<number>((_resolve, reject) => exec.signal.addEventListener('abort', () => reject(exec.signal.reason))),
+      }),
+    );
+    const result = await bench.runCode('void tools.hang({}); void tools.hang({}); await new Promise((r) => setTimeout(r, 0)); throw new Error("done")');
+    expect(result.isError).toBe(true);
+    const spans = t.exporter.getFinishedSpans();
+    const second = spans.find((span) => span.name === 'execute_tool hang' && span.attributes['gen_ai.tool.call.id'] === 'run-1:ptc:2')!;
+    expect(second.attributes['error.type']).toBe('ABORTED_BEFORE_DISPATCH');
+    expect(spans.filter((span) => span.name === 'ptc.queued').map(parentOf)).toEqual([second.spanContext().spanId]);
+    expect(spans.filter((span) => span.name === 'execute_tool hang')).toHaveLength(2);
+  });
+
   it('prefers an active span that already continues the incoming trace (a server span) to the traceparent', async () => {
     const t = tracing();
     uninstall = t.uninstall;
