@@ -4,10 +4,11 @@
  * time in (queued, execute, commit hold, post-execute); a type-check and each upstream request a
  * tool source makes are spans too, and the upstream request carries the W3C trace context on.
  *
- * Spans are parented by ids, not by the active context: a nested call finds its run's span by
+ * Spans are parented by ids, not by the active context (so no context manager is needed): a nested call finds its run's span by
  * the run's callId, an upstream request its call's `execute` span by the callId. A run's own
  * parent is the incoming `traceparent` it was given, else (or when it continues that trace) the
- * context active when it started.
+ * context active when it started. With a context manager registered, the run, each phase and
+ * each upstream request also run with their span active, so the spans tools make nest in them.
  */
 import {
   context,
@@ -33,6 +34,7 @@ import {
   type ToolSourceMessage,
   type TraceContext,
   type TypecheckMessage,
+  type Within,
 } from '../src/tracing.ts';
 
 export interface InstrumentOptions {
@@ -108,6 +110,7 @@ class Spans {
     if (message.trace?.tenant !== undefined) attributes['ptc.tenant'] = message.trace.tenant;
     const span = this.#tracer.startSpan('execute_tool run_code', { kind: SpanKind.INTERNAL, attributes }, runParent(message.trace));
     this.#open.set(message, span);
+    message.within = activate(span);
     this.#runs.set(message.callId, span);
   }
 
@@ -138,6 +141,7 @@ class Spans {
     }
     const span = this.#tracer.startSpan(`ptc.${message.phase.replace('-', '_')}`, { kind: SpanKind.INTERNAL, attributes: { 'gen_ai.tool.call.id': message.callId } }, under(this.#calls.get(message.callId)));
     this.#open.set(message, span);
+    message.within = activate(span);
     if (message.phase === 'execute') this.#executing.set(message.callId, span);
   }
 
@@ -174,6 +178,7 @@ class Spans {
     const parent = this.#executing.get(message.callId) ?? this.#calls.get(message.callId);
     const span = this.#tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, under(parent));
     this.#open.set(message, span);
+    message.within = activate(span);
     inject(span.spanContext(), message.carrier);
   }
 
@@ -200,6 +205,12 @@ function runParent(given: TraceContext | undefined): Context {
   const remote = given === undefined ? undefined : remoteParent(given);
   if (remote === undefined) return active;
   return trace.getSpanContext(active)?.traceId === trace.getSpanContext(remote)?.traceId ? active : remote;
+}
+
+/** Runs work with `span` active, so spans the work makes itself (a tool's own, an HTTP client's) nest under it. */
+function activate(span: Span): Within {
+  const active = trace.setSpan(context.active(), span);
+  return (work) => context.with(active, work);
 }
 
 /** The context to start a child of `span` in: the active one without it. */

@@ -6,7 +6,9 @@
  *
  * Each traced operation publishes `start` when it begins, `end` right after (synchronously), and
  * `asyncStart`/`asyncEnd` when it is over, with `error` before them when it threw; every event of
- * one operation carries the same message object, so a subscriber may key its span on it.
+ * one operation carries the same message object, so a subscriber may key its span on it. Where the
+ * work runs code of others (a run, a tool's body, an upstream request), a subscriber may set
+ * `within` in `start`: the work then runs inside it (a tracer makes its span the active one).
  */
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
 import { jsonTextOf, type JsonValue } from './json.ts';
@@ -30,6 +32,9 @@ export interface TraceContext {
   readonly tenant?: string;
 }
 
+/** Set by a subscriber in `start`: runs the traced work, such as inside its span's context. */
+export type Within = <T>(work: () => T) => T;
+
 /** `ptc:run`: one run_code run, from its type-check until its last nested call settled. */
 export interface RunMessage {
   readonly callId: string;
@@ -44,6 +49,7 @@ export interface RunMessage {
   bytesOut?: number;
   /** Set by the channel when the run failed (a `PtcError` with its `code`). */
   error?: unknown;
+  within?: Within;
 }
 
 /**
@@ -71,6 +77,8 @@ export interface NestedCallMessage {
   errorCode?: string;
   /** Phase `call`, set before it ends: UTF-8 bytes of the value JSON the program gets. */
   bytesOut?: number;
+  /** Honoured by the `execute`, `commit-hold` and `post-execute` phases. */
+  within?: Within;
 }
 
 /** `ptc:typecheck`: the type-check of a run's program. */
@@ -101,6 +109,7 @@ export interface ToolSourceMessage {
   /** OpenAPI: the HTTP status of the last response, when one came. */
   status?: number;
   error?: unknown;
+  within?: Within;
 }
 
 export const runChannel: TracingChannel<unknown, RunMessage> = tracingChannel(RUN_CHANNEL);
@@ -108,10 +117,14 @@ export const nestedCallChannel: TracingChannel<unknown, NestedCallMessage> = tra
 export const typecheckChannel: TracingChannel<unknown, TypecheckMessage> = tracingChannel(TYPECHECK_CHANNEL);
 export const toolSourceChannel: TracingChannel<unknown, ToolSourceMessage> = tracingChannel(TOOL_SOURCE_CHANNEL);
 
+/** Traces `work` on `channel` with `message`, inside the message's `within` when a subscriber set one (the caller checked `hasSubscribers`). */
+export function traceWithin<M extends { within?: Within }, T>(channel: TracingChannel<unknown, M>, message: M, work: () => Promise<T>): Promise<T> {
+  return channel.tracePromise(() => (message.within === undefined ? work() : message.within(work)), message);
+}
+
 /** Traces one phase of a nested call around `body` (the caller checked `hasSubscribers`). */
 export function tracePhase<T>(phase: NestedCallPhase, exec: ToolExec, body: () => Promise<T>): Promise<T> {
-  const message: NestedCallMessage = { phase, callId: exec.callId, rootCallId: exec.rootCallId, sessionId: exec.sessionId, name: exec.name };
-  return nestedCallChannel.tracePromise(body, message);
+  return traceWithin(nestedCallChannel, { phase, callId: exec.callId, rootCallId: exec.rootCallId, sessionId: exec.sessionId, name: exec.name }, body);
 }
 
 /**

@@ -18,7 +18,7 @@ import { RunScheduler, type RunSchedulerOptions } from './scheduler.ts';
 import type { DurableRuns, PausedValue } from './durable-runs.ts';
 import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
-import { runChannel, typecheckChannel, type RunMessage, type TypecheckMessage } from '../tracing.ts';
+import { runChannel, traceWithin, typecheckChannel, type RunMessage, type TypecheckMessage } from '../tracing.ts';
 
 export const RUN_CODE = 'run_code';
 const FILENAME = 'agent.ts';
@@ -82,7 +82,7 @@ export function createRunCodeTool(deps: RunCodeDeps) {
         trace: exec.trace,
         bytesIn: Buffer.byteLength(args.code),
       };
-      return runChannel.tracePromise(() => runCode(deps, args, exec as unknown as ToolExec, message), message);
+      return traceWithin(runChannel, message, () => runCode(deps, args, exec as unknown as ToolExec, message));
     },
   });
 }

@@ -9,7 +9,7 @@ import type { JsonObject } from '../json.ts';
 import { checkSchemaSubset, normalizeRawSchema } from '../schema/subset.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
 import type { ToolDefinition } from '../tool.ts';
-import { toolSourceChannel, type ToolSourceMessage } from '../tracing.ts';
+import { toolSourceChannel, traceWithin, type ToolSourceMessage } from '../tracing.ts';
 import { MCP_CONTENT_SCHEMA } from './content-schema.ts';
 import { flattenText, renderMcpValue, type McpToolValue } from './render.ts';
 
@@ -53,7 +53,7 @@ export function createMcpToolDefinition(options: McpToolOptions): ToolDefinition
       else {
         const message: ToolSourceMessage = { kind: 'mcp', callId: exec.callId, tool: name, server, operation: tool.name, carrier: {} };
         // The carrier is read after `start`: what a tracer put there travels as the call's `_meta`.
-        raw = await toolSourceChannel.tracePromise(() => call(tool.name, args, exec.signal, message.carrier), message);
+        raw = await traceWithin(toolSourceChannel, message, () => call(tool.name, args, exec.signal, message.carrier));
       }
       const parsed = CallToolResultSchema.safeParse(raw);
       if (!parsed.success) {

@@ -17,7 +17,7 @@ import { staticToolSource, type ToolSource } from '../tool-source.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from './config.ts';
 import { planOperations, type OperationPlan } from './operations.ts';
 import { callOperation, type RequestSettings, type TextResponse } from './request.ts';
-import { toolSourceChannel, type ToolSourceMessage } from '../tracing.ts';
+import { toolSourceChannel, traceWithin, type ToolSourceMessage } from '../tracing.ts';
 import { inlineSchema, isRecord, toSubset, type InlineCache, type Inlined } from './schemas.ts';
 
 export interface OpenApiToolsOptions extends Omit<OpenApiSourceConfig, 'spec'> {
@@ -164,7 +164,7 @@ function operationDefinition(
         operation: `${method} ${operation.path}`,
         carrier: {},
       };
-      return (await toolSourceChannel.tracePromise(() => callOperation(operation, args, settings, exec.signal, message), message)) as JsonValue;
+      return (await traceWithin(toolSourceChannel, message, () => callOperation(operation, args, settings, exec.signal, message))) as JsonValue;
     },
   };
   if (needsApproval) definition.needsApproval = true;

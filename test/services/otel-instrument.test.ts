@@ -177,6 +177,33 @@ describe('instrument()', () => {
     }
   });
 
+  it('runs a tool body with its execute span active, for the spans the tool makes itself', async () => {
+    const t = tracing();
+    uninstall = t.uninstall;
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    try {
+      bench = createBench();
+      const seen: (string | undefined)[] = [];
+      bench.registry.register(
+        defineTool({
+          name: 'inner',
+          description: 'records the active span',
+          parameters: {},
+          output: { schema: { type: 'integer' }, render: () => [] },
+          async execute() {
+            seen.push(trace.getActiveSpan()?.spanContext().spanId);
+            return 1;
+          },
+        }),
+      );
+      expect(valueOf(await bench.runCode('return await tools.inner({})')).result).toBe(1);
+      expect(seen).toEqual([spanNamed(t.exporter.getFinishedSpans(), 'ptc.execute').spanContext().spanId]);
+    } finally {
+      context.disable();
+    }
+  });
+
   it('makes a typecheck span under the run', async () => {
     const t = tracing();
     uninstall = t.uninstall;
