@@ -171,7 +171,7 @@ class Spans {
     const attributes: Attributes =
       message.kind === 'mcp'
         ? { 'rpc.system': 'mcp', 'rpc.service': message.server, 'rpc.method': 'tools/call', 'gen_ai.tool.name': message.operation }
-        : { 'http.request.method': message.operation.split(' ', 1)[0], 'url.template': message.operation.slice(message.operation.indexOf(' ') + 1), 'server.address': message.server };
+        : httpAttributes(message.operation, message.server);
     attributes['gen_ai.tool.call.id'] = message.callId;
     attributes['ptc.tool'] = message.tool;
     const name = message.kind === 'mcp' ? `tools/call ${message.operation}` : message.operation;
@@ -216,6 +216,14 @@ function activate(span: Span): Within {
 /** The context to start a child of `span` in: the active one without it. */
 function under(span: Span | undefined): Context {
   return span === undefined ? context.active() : trace.setSpan(context.active(), span);
+}
+
+/** An OpenAPI request's HTTP client attributes: `GET /pets/{id}` on `https://api.example.com`. */
+function httpAttributes(operation: string, origin: string): Attributes {
+  const url = new URL(origin);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  const space = operation.indexOf(' ');
+  return { 'http.request.method': operation.slice(0, space), 'url.template': operation.slice(space + 1), 'server.address': url.hostname, 'server.port': port, 'url.scheme': url.protocol.slice(0, -1) };
 }
 
 /** Ends a span, marked failed with `errorType` (a stable code, never a message: those may quote a program). */

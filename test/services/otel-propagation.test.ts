@@ -95,7 +95,14 @@ describe('trace context out', () => {
     const spans = exporter.getFinishedSpans();
     const request = spanNamed(spans, 'GET /ping');
     expect(seen[0].traceparent).toBe(traceparentOf(request));
-    expect(request.attributes).toMatchObject({ 'http.request.method': 'GET', 'http.response.status_code': 200, 'gen_ai.tool.call.id': 'run-1:ptc:1' });
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'url.template': '/ping',
+      'server.address': '127.0.0.1',
+      'server.port': Number(new URL(api.url).port),
+      'http.response.status_code': 200,
+      'gen_ai.tool.call.id': 'run-1:ptc:1',
+    });
     // The request sits under the call's execute phase, in the run's trace.
     const execute = spans.find((span) => span.name === 'ptc.execute')!;
     expect(request.parentSpanContext?.spanId).toBe(execute.spanContext().spanId);
