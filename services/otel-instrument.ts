@@ -170,7 +170,7 @@ class Spans {
   startRequest(message: ToolSourceMessage): void {
     const attributes: Attributes =
       message.kind === 'mcp'
-        ? { 'rpc.system': 'mcp', 'rpc.service': message.server, 'rpc.method': 'tools/call', 'gen_ai.tool.name': message.operation }
+        ? { 'mcp.method.name': 'tools/call', 'rpc.system': 'mcp', 'rpc.service': message.server, 'rpc.method': 'tools/call', 'gen_ai.tool.name': message.operation }
         : httpAttributes(message.operation, message.server);
     attributes['gen_ai.tool.call.id'] = message.callId;
     attributes['ptc.tool'] = message.tool;

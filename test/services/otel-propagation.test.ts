@@ -134,7 +134,7 @@ describe('trace context out', () => {
     const result = await bench.runCode('return (await tools.up__echo({ text: "hi" })).content[0].text');
     expect(valueOf(result).result).toBe('hi');
     const call = spanNamed(exporter.getFinishedSpans(), 'tools/call echo');
-    expect(call.attributes).toMatchObject({ 'rpc.system': 'mcp', 'rpc.service': 'up', 'rpc.method': 'tools/call' });
+    expect(call.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'echo', 'rpc.system': 'mcp', 'rpc.service': 'up', 'rpc.method': 'tools/call' });
     expect(metas).toEqual([{ traceparent: traceparentOf(call) }]);
   });
 });
