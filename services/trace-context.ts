@@ -4,7 +4,7 @@
  */
 import type { TraceContext } from '../src/tracing.ts';
 
-/** Longest header value kept: a valid traceparent is 55 characters, a tracestate at most 32 members. */
+/** Longest header value kept: more than a traceparent or the tracestate W3C asks to propagate; a longer one is dropped whole. */
 const MAX_TRACE_HEADER = 1024;
 
 /** Undefined when the request names no trace parent and no tenant. */
