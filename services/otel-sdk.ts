@@ -68,7 +68,8 @@ export async function startServiceTracing(env: Env, load: Load = (name) => impor
   let modules;
   try {
     modules = (await Promise.all([
-      load('./otel-instrument.ts'),
+      // Loads @opentelemetry/api, so it fails the same way when that is missing.
+      import('./otel-instrument.ts'),
       load('@opentelemetry/api'),
       load('@opentelemetry/sdk-trace'),
       load('@opentelemetry/context-async-hooks'),
