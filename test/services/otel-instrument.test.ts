@@ -2,10 +2,10 @@ import { hasSubscribers } from 'node:diagnostics_channel';
 import { context, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import type { TypingsService } from '../../src/code-mode/typings-service.ts';
-import { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL, nestedCallChannel, runChannel, toolSourceChannel, typecheckChannel, type TraceContext } from '../../src/tracing.ts';
+import { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL, nestedCallChannel, runChannel, toolSourceChannel, typecheckChannel, type NestedCallMessage, type TraceContext } from '../../src/tracing.ts';
 import { instrument } from '../../services/otel-instrument.ts';
 import { createBench, valueOf, type Bench } from '../code-mode/harness.ts';
 
@@ -98,8 +98,28 @@ describe('instrument()', () => {
   it('shows a call that waited for its turn as a queued phase, and a failed call with its code', async () => {
     const t = tracing();
     uninstall = t.uninstall;
+    // The first call runs until the second is submitted, so the second must wait for its turn.
+    let secondSubmitted!: () => void;
+    const submitted = new Promise<void>((resolve) => (secondSubmitted = resolve));
+    const watch = (message: unknown): void => {
+      if ((message as NestedCallMessage).phase === 'call' && (message as NestedCallMessage).callId === 'run-1:ptc:2') secondSubmitted();
+    };
+    nestedCallChannel.start.subscribe(watch);
+    onTestFinished(() => void nestedCallChannel.start.unsubscribe(watch));
     bench = createBench({ limits: { maxParallelCalls: 1 } });
-    bench.registry.register(barrierTool(1));
+    bench.registry.register(
+      defineTool({
+        name: 'slow',
+        description: 'the first call waits for the second to be submitted',
+        parameters: { i: { type: 'integer', required: true } },
+        output: { schema: { type: 'integer' }, render: () => [] },
+        isConcurrencySafe: () => true,
+        async execute(args) {
+          if (args.i === 1) await submitted;
+          return args.i;
+        },
+      }),
+    );
     bench.registry.register(
       defineTool({
         name: 'broken',
