@@ -49,6 +49,12 @@ function barrierTool(count: number) {
   });
 }
 
+/** The global context manager for this test: what a host with HTTP instrumentation has. */
+function useContextManager(): void {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  onTestFinished(() => void context.disable());
+}
+
 const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
 const spanNamed = (spans: ReadableSpan[], name: string) => spans.find((span) => span.name === name)!;
 
@@ -182,46 +188,36 @@ describe('instrument()', () => {
   it('prefers an active span that already continues the incoming trace (a server span) to the traceparent', async () => {
     const t = tracing();
     uninstall = t.uninstall;
-    const contextManager = new AsyncLocalStorageContextManager().enable();
-    context.setGlobalContextManager(contextManager);
-    try {
-      bench = createBench();
-      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-      const server = t.provider.getTracer('test').startSpan('POST /v1/run', {}, trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true }));
-      await context.with(trace.setSpan(ROOT_CONTEXT, server), () => bench!.runCode('return 1', { trace: { traceparent } }));
-      server.end();
-      const run = spanNamed(t.exporter.getFinishedSpans(), 'execute_tool run_code');
-      expect(parentOf(run)).toBe(server.spanContext().spanId);
-    } finally {
-      context.disable();
-    }
+    useContextManager();
+    bench = createBench();
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const server = t.provider.getTracer('test').startSpan('POST /v1/run', {}, trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1, isRemote: true }));
+    await context.with(trace.setSpan(ROOT_CONTEXT, server), () => bench!.runCode('return 1', { trace: { traceparent } }));
+    server.end();
+    const run = spanNamed(t.exporter.getFinishedSpans(), 'execute_tool run_code');
+    expect(parentOf(run)).toBe(server.spanContext().spanId);
   });
 
   it('runs a tool body with its execute span active, for the spans the tool makes itself', async () => {
     const t = tracing();
     uninstall = t.uninstall;
-    const contextManager = new AsyncLocalStorageContextManager().enable();
-    context.setGlobalContextManager(contextManager);
-    try {
-      bench = createBench();
-      const seen: (string | undefined)[] = [];
-      bench.registry.register(
-        defineTool({
-          name: 'inner',
-          description: 'records the active span',
-          parameters: {},
-          output: { schema: { type: 'integer' }, render: () => [] },
-          async execute() {
-            seen.push(trace.getActiveSpan()?.spanContext().spanId);
-            return 1;
-          },
-        }),
-      );
-      expect(valueOf(await bench.runCode('return await tools.inner({})')).result).toBe(1);
-      expect(seen).toEqual([spanNamed(t.exporter.getFinishedSpans(), 'ptc.execute').spanContext().spanId]);
-    } finally {
-      context.disable();
-    }
+    useContextManager();
+    bench = createBench();
+    const seen: (string | undefined)[] = [];
+    bench.registry.register(
+      defineTool({
+        name: 'inner',
+        description: 'records the active span',
+        parameters: {},
+        output: { schema: { type: 'integer' }, render: () => [] },
+        async execute() {
+          seen.push(trace.getActiveSpan()?.spanContext().spanId);
+          return 1;
+        },
+      }),
+    );
+    expect(valueOf(await bench.runCode('return await tools.inner({})')).result).toBe(1);
+    expect(seen).toEqual([spanNamed(t.exporter.getFinishedSpans(), 'ptc.execute').spanContext().spanId]);
   });
 
   it('makes a typecheck span under the run', async () => {
