@@ -51,6 +51,9 @@ export type {
 } from '../src/tool.ts';
 export { defineTool } from '../src/define-tool.ts';
 export type { ToolSpec } from '../src/define-tool.ts';
+// Tracing: the channels a tracer subscribes to, and what their messages carry (ptc-executor/otel makes spans of them).
+export { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL } from '../src/tracing.ts';
+export type { NestedCallMessage, NestedCallPhase, RunMessage, ToolSourceMessage, TraceContext, TypecheckMessage } from '../src/tracing.ts';
 export { createToolRegistry } from '../src/registry.ts';
 export type { ToolRegistryOptions, SpillOptions } from '../src/registry.ts';
 export type {
