@@ -8,13 +8,14 @@
 import { defineTool } from '../define-tool.ts';
 import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
+import type { SandboxFailure, SandboxRuntime, SandboxUsage } from '../sandbox-runtime.ts';
 import type { DispatchToken, HookContext, ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { QueueOwner } from '../fair-queue.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeCancellation, describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler, type RunSchedulerOptions } from './scheduler.ts';
+import { runStatsOf, type NestedCallStats, type RunStats } from './run-stats.ts';
 import type { DurableRuns, PausedValue } from './durable-runs.ts';
 import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
@@ -31,6 +32,8 @@ export interface RunCodeDeps {
   typings?: TypingsService;
   typecheck: TypecheckMode;
   onLog?(line: string, call: { callId: string; sessionId: string }): void;
+  /** Each run's budgets once it has ended (done, failed or paused), its nested calls settled. */
+  onStats?(stats: RunStats, call: { callId: string; sessionId: string }): void;
   /**
    * Where a run leaves the contexts post-execute hooks attached to its nested
    * calls, by the run's token; code mode's own post-execute hook moves them
@@ -49,6 +52,8 @@ const RUN_CODE_PARAMETERS = {
   timeoutMs: { type: 'integer', description: 'Wall-time limit in milliseconds, tool calls included (the configured default when omitted).' },
 } as const;
 
+type RunCodeResult = { logs: string[]; result?: JsonValue; paused?: JsonValue };
+
 const RUN_CODE_OUTPUT = {
   type: 'object',
   additionalProperties: false,
@@ -63,7 +68,7 @@ const RUN_CODE_OUTPUT = {
 } as const;
 
 export function createRunCodeTool(deps: RunCodeDeps) {
-  const { registry, limits } = deps;
+  const { limits } = deps;
   // Explicit type arguments: inferring them through `type: 'json'` exceeds the compiler's instantiation depth.
   return defineTool<typeof RUN_CODE_PARAMETERS, typeof RUN_CODE_OUTPUT>({
     name: RUN_CODE,
@@ -73,22 +78,40 @@ export function createRunCodeTool(deps: RunCodeDeps) {
     parameters: RUN_CODE_PARAMETERS,
     output: { schema: RUN_CODE_OUTPUT, render: (_args, value) => renderRunCode(value, limits.maxRenderedBytes) },
     async execute(args, exec) {
-      const timeoutMs = args.timeoutMs ?? limits.timeoutMs;
-      if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= limits.maxTimeoutMs)) {
-        throw new PtcError('INVALID_ARGS', `timeoutMs must be a whole number of milliseconds from 1 to ${limits.maxTimeoutMs}; omit it for the default ${limits.timeoutMs}`);
+      const used: RunUsage = { calls: 0, nestedCalls: [] };
+      try {
+        return await checkAndRun(deps, args, exec as unknown as ToolExec, used);
+      } finally {
+        deps.onStats?.(runStatsOf(limits, used.usage, used.calls, used.nestedCalls), { callId: exec.callId, sessionId: exec.sessionId });
       }
-      const schemas = registry.schemas().filter((schema) => schema.name !== RUN_CODE);
-      const prelude: string[] = [];
-      let runMs = timeoutMs;
-      if (deps.typecheck !== 'off' && deps.typings !== undefined) {
-        const started = performance.now();
-        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId })));
-        // The check's time is the run's time: what is left of timeoutMs is the program's.
-        runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
-      }
-      return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec as unknown as ToolExec);
     },
   });
+}
+
+/** What a run used, filled in as it ends (a run refused before it started used nothing). */
+interface RunUsage {
+  usage?: SandboxUsage;
+  calls: number;
+  nestedCalls: NestedCallStats[];
+}
+
+/** Checks `timeoutMs`, type-checks when asked to, then runs the program; `used` is filled as the run ends. */
+async function checkAndRun(deps: RunCodeDeps, args: { code: string; description: string; timeoutMs?: number }, exec: ToolExec, used: RunUsage): Promise<RunCodeResult> {
+  const { registry, limits } = deps;
+  const timeoutMs = args.timeoutMs ?? limits.timeoutMs;
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= limits.maxTimeoutMs)) {
+    throw new PtcError('INVALID_ARGS', `timeoutMs must be a whole number of milliseconds from 1 to ${limits.maxTimeoutMs}; omit it for the default ${limits.timeoutMs}`);
+  }
+  const schemas = registry.schemas().filter((schema) => schema.name !== RUN_CODE);
+  const prelude: string[] = [];
+  let runMs = timeoutMs;
+  if (deps.typecheck !== 'off' && deps.typings !== undefined) {
+    const started = performance.now();
+    prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId })));
+    // The check's time is the run's time: what is left of timeoutMs is the program's.
+    runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
+  }
+  return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec, used);
 }
 
 /**
@@ -133,7 +156,8 @@ async function runProgram(
   toolNames: string[],
   prelude: string[],
   exec: ToolExec,
-): Promise<{ logs: string[]; result?: JsonValue; paused?: JsonValue }> {
+  used: RunUsage,
+): Promise<RunCodeResult> {
   const { limits, durable } = deps;
   const { code } = args;
   const journal = durable?.journalFor(exec.callId, toolNames);
@@ -172,6 +196,9 @@ async function runProgram(
     // The run is over: stop what is still in flight, drop what is queued, and wait for all of it.
     scheduler.close();
     await scheduler.settled();
+    used.usage = outcome?.usage;
+    used.calls = scheduler.submitted;
+    used.nestedCalls = scheduler.nestedCalls();
   }
   const logs = [...prelude, ...outcome.logs];
   if (journal !== undefined) {

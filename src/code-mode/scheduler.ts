@@ -23,6 +23,7 @@ import { orderCommits } from '../commit-order.ts';
 import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 import type { ApprovalDecision, PendingCall } from './journal-store.ts';
 import type { JournaledCall, RunJournalRecorder } from './journal.ts';
+import { roundMs, type NestedCallStats } from './run-stats.ts';
 
 export interface RunSchedulerOptions {
   registry: ToolRegistry;
@@ -67,6 +68,11 @@ interface Pending {
   openGate?: () => void;
   /** The journal's plan for this call, in a journaled run. */
   journaled: JournaledCall | undefined;
+  /** When the program submitted it, and when it started (performance.now()). */
+  submittedAt: number;
+  startedAt: number;
+  /** Bytes of the texts of its value's slices sent so far (value-chunks.ts). */
+  chunkBytes: number;
 }
 
 /** Marks `pending` settled and opens its gate, if a later call made one. */
@@ -109,6 +115,8 @@ export class RunScheduler {
   #paused: Pending | undefined;
   /** The pause is complete: every call before it settled, and the run was told to end. */
   #pauseSent = false;
+  /** Each dispatched call's times and bytes, in the order they settled. */
+  readonly #stats: NestedCallStats[] = [];
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -144,7 +152,14 @@ export class RunScheduler {
       journaled = planned;
     }
     return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId, name, args, safe, onValueChunk, resolve, done: false, journaled });
+      const pending: Pending = { callId, name, args, safe, onValueChunk, resolve, done: false, journaled, submittedAt: performance.now(), startedAt: 0, chunkBytes: 0 };
+      if (onValueChunk !== undefined) {
+        pending.onValueChunk = (json, shape) => {
+          pending.chunkBytes += Buffer.byteLength(json);
+          onValueChunk(json, shape);
+        };
+      }
+      this.#queue.push(pending);
       this.#pump();
     });
   };
@@ -192,6 +207,11 @@ export class RunScheduler {
   /** Nested calls submitted so far (including one refused for the call limit). */
   get submitted(): number {
     return this.#submitted;
+  }
+
+  /** The dispatched calls' times and bytes, in submission order. */
+  nestedCalls(): NestedCallStats[] {
+    return this.#stats.sort((a, b) => seqOf(a.callId) - seqOf(b.callId));
   }
 
   #pump(): void {
@@ -289,6 +309,7 @@ export class RunScheduler {
 
   #start(pending: Pending): void {
     const o = this.#options;
+    pending.startedAt = performance.now();
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.
@@ -328,7 +349,9 @@ export class RunScheduler {
           if (result.isError) this.#failed.set(pending.callId, pending.name);
           if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
           if (pending.journaled !== undefined) o.journal!.settle(pending.journaled, pending.name, pending.args, result);
-          pending.resolve(toOutcome(result, pending));
+          const outcome = toOutcome(result, pending);
+          this.#stats.push(statsOf(pending, outcome));
+          pending.resolve(outcome);
           markSettled(pending);
           this.#pump();
         } finally {
@@ -362,6 +385,23 @@ function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pendin
     return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedPath: member.path };
   }
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
+}
+
+function statsOf(pending: Pending, outcome: SandboxCallOutcome): NestedCallStats {
+  const { callId, name, submittedAt, startedAt } = pending;
+  const queuedMs = roundMs(startedAt - submittedAt);
+  const executeMs = roundMs(performance.now() - startedAt);
+  if (!outcome.ok) return { callId, name, isError: true, queuedMs, executeMs, bytes: 0 };
+  const { chunks, valueJson } = outcome;
+  if (chunks === undefined || chunks === 0) return { callId, name, isError: false, queuedMs, executeMs, bytes: Buffer.byteLength(valueJson) };
+  // The slices joined: one array's brackets for each slice's, a comma between slices; in a member's frame, in place of its `null`.
+  const array = pending.chunkBytes - (chunks - 1);
+  return { callId, name, isError: false, queuedMs, executeMs, bytes: outcome.chunkedPath === undefined ? array : array + Buffer.byteLength(valueJson) - 'null'.length };
+}
+
+/** The call number at the end of a nested callId (`<run>:ptc:<n>`). */
+function seqOf(callId: string): number {
+  return Number(callId.slice(callId.lastIndexOf(':') + 1));
 }
 
 function tooLarge(bytes: number, limit: number): SandboxCallOutcome {
