@@ -3,7 +3,7 @@ import { ApiError, api, authEvents, ensureOk, getToken, randomId, readEventStrea
 import { createEditor } from './editor.ts';
 import { createInspect, setUpTabs } from './inspect.ts';
 import { readFragment, shareFragment } from './share.ts';
-import { createTimeline, type DispatchEnd, type DispatchStart } from './timeline.ts';
+import { createTimeline, type CallTimes, type DispatchEnd, type DispatchStart } from './timeline.ts';
 import { createTsClient } from './ts-client.ts';
 
 const SESSION_KEY = 'ptc.playground.session';
@@ -177,7 +177,7 @@ interface RunBody {
   paused?: Paused;
   value?: { logs?: string[]; result?: unknown; paused?: Paused };
   error?: { message: string; info?: { code?: string } };
-  stats?: { wallMs?: number; calls?: number };
+  stats?: { wallMs?: number; calls?: number; nestedCalls?: CallTimes[] };
 }
 
 function showResult(body: RunBody): void {
@@ -259,6 +259,7 @@ async function follow(callId: string, path: string, body: Record<string, unknown
       else if (event === 'context') appendLog(describeContext(data as InjectedContext));
       else if (event === 'result') {
         ended = true;
+        timeline.times((data as RunBody).stats?.nestedCalls ?? []);
         const paused = pausedOf(data as RunBody);
         if (paused === undefined) showResult(data as RunBody);
         else showApproval(paused);

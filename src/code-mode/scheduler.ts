@@ -117,6 +117,8 @@ export class RunScheduler {
   #pauseSent = false;
   /** Each dispatched call's times and bytes, in the order they settled. */
   readonly #stats: NestedCallStats[] = [];
+  /** The call being submitted: if it starts at once, it waited for nothing. */
+  #submitting: Pending | undefined;
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -160,7 +162,9 @@ export class RunScheduler {
         };
       }
       this.#queue.push(pending);
+      this.#submitting = pending;
       this.#pump();
+      this.#submitting = undefined;
     });
   };
 
@@ -309,7 +313,7 @@ export class RunScheduler {
 
   #start(pending: Pending): void {
     const o = this.#options;
-    pending.startedAt = performance.now();
+    pending.startedAt = pending === this.#submitting ? pending.submittedAt : performance.now();
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.

@@ -120,7 +120,9 @@ it('with one call at a time, the second of two calls waiting together waits at l
   expect(valueOf(result).result).toEqual(['hold', 'a', 'b']);
   const [hold, first, second] = stats.nestedCalls;
   expect([hold, first, second].map((call) => call.callId.replace(/^.*:ptc:/, ''))).toEqual(['1', '2', '3']);
-  // Both waited behind the hold; the second was already waiting when the first started, and started once it ended.
+  // The hold started as it came: it waited for nothing. Both others waited behind it; the second was
+  // already waiting when the first started, and started once it ended.
+  expect(hold.queuedMs).toBe(0);
   expect(first.queuedMs).toBeGreaterThan(0);
   expect(second.queuedMs).toBeGreaterThan(0);
   expect(second.queuedMs).toBeGreaterThanOrEqual(first.executeMs - ROUNDING_MS);
