@@ -126,8 +126,8 @@ export interface CodeMode {
   durableStatus(callId: string): Promise<DurableRunStatus | undefined>;
   /**
    * Calls `listener` with the budgets of run `callId` ({@link RunStats}) when it ends, however it
-   * ends. Returns unsubscribe. A host that
-   * dispatches run_code itself uses this; `asTool().execute` and `decide` return them as `stats`.
+   * ends. Returns unsubscribe. For a host that dispatches run_code itself: `asTool().execute` and
+   * `decide` return them as `stats`.
    */
   watchStats(callId: string, listener: RunStatsListener): () => void;
   /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */

@@ -7,24 +7,13 @@ import { afterEach, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import type { RunStats } from '../../src/code-mode/run-stats.ts';
 import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
-import { createBench, sharedRuntime, textOf, until, valueOf, type Bench } from './harness.ts';
+import { createBench, ping, sharedRuntime, textOf, until, valueOf, type Bench } from './harness.ts';
 
 /** Times are rounded to a hundredth of a millisecond each. */
 const ROUNDING_MS = 0.02;
 
 let bench: Bench;
 afterEach(() => bench.close());
-
-const ping = defineTool({
-  name: 'ping',
-  description: 'Answers pong.',
-  parameters: {},
-  output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-  isConcurrencySafe: () => true,
-  async execute() {
-    return 'pong';
-  },
-});
 
 /** Runs `code` and returns its result with the stats code mode reported for it. */
 async function runWithStats(code: string): Promise<{ result: Awaited<ReturnType<Bench['runCode']>>; stats: RunStats }> {
