@@ -97,6 +97,7 @@ const CALL_RESPONSE = {
               callId: { type: 'string' },
               name: { type: 'string' },
               isError: { type: 'boolean' },
+              startMs: { type: 'number', description: 'When it started, ms after the run began: its place on the run\'s time axis.' },
               queuedMs: { type: 'number', description: 'From the program submitting the call to its start (waiting for its turn), ms.' },
               executeMs: { type: 'number', description: 'From its start to its result being ready for the program (body, output, commit order, hooks), ms.' },
               bytes: { type: 'integer', description: "UTF-8 bytes of the value's JSON the program received; 0 for a failed call." },

@@ -34,6 +34,7 @@ export interface DispatchEnd {
 /** A nested call's times from the run's `stats.nestedCalls`. */
 export interface CallTimes {
   callId: string;
+  startMs: number;
   queuedMs: number;
   executeMs: number;
 }
@@ -230,10 +231,26 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
     },
     times(calls) {
       schedule(() => {
+        const byId = new Map(calls.map((call) => [call.callId, call]));
+        const laid = [...rows.values()];
+        // The bars were placed as their events arrived; with every call's times known, they are
+        // placed again as the server measured them, from the first call's submission.
+        if (laid.length > 0 && laid.every((row) => byId.has(row.start.callId))) {
+          const zero = Math.min(...laid.map((row) => byId.get(row.start.callId)!.startMs - byId.get(row.start.callId)!.queuedMs));
+          lastEnd = 0;
+          for (const row of laid) {
+            const call = byId.get(row.start.callId)!;
+            row.startedAt = call.startMs - zero;
+            const end = row.startedAt + call.executeMs;
+            lastEnd = Math.max(lastEnd, end);
+            row.bar.style.setProperty('--s', String(row.startedAt));
+            row.bar.style.setProperty('--e', String(end));
+            row.duration.textContent = (row.duration.textContent ?? '').replace(/^\d+ ms/, `${Math.round(call.executeMs)} ms`);
+          }
+        }
         for (const call of calls) {
           const row = rows.get(call.callId);
           if (row === undefined || !(call.queuedMs > 0)) continue;
-          // The server's clock measured the wait; it ends where the bar starts on the page's.
           row.el.dataset.queuedMs = String(call.queuedMs);
           row.queued.style.setProperty('--qs', String(Math.max(0, row.startedAt - call.queuedMs)));
           row.queued.style.setProperty('--qe', String(row.startedAt));

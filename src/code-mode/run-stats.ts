@@ -13,6 +13,8 @@ export interface NestedCallStats {
   callId: string;
   name: string;
   isError: boolean;
+  /** When it started, ms after the run's scheduler began (just before the program): places the call on the run's time axis. */
+  startMs: number;
   /** From the program submitting the call to its start, ms: its wait for a turn (`maxParallelCalls`, an exclusive call in flight). */
   queuedMs: number;
   /** From its start to its result being ready for the program, ms: the tool's body, its output, its wait for the calls before it to commit, post-execute hooks. */

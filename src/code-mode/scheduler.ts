@@ -117,6 +117,8 @@ export class RunScheduler {
   #pauseSent = false;
   /** Each dispatched call's times and bytes, in the order they settled. */
   readonly #stats: NestedCallStats[] = [];
+  /** When this run's scheduler began: the calls' `startMs` count from here. */
+  readonly #began = performance.now();
   /** The call being submitted: if it starts at once, it waited for nothing. */
   #submitting: Pending | undefined;
 
@@ -354,7 +356,7 @@ export class RunScheduler {
           if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
           if (pending.journaled !== undefined) o.journal!.settle(pending.journaled, pending.name, pending.args, result);
           const outcome = toOutcome(result, pending);
-          this.#stats.push(statsOf(pending, outcome));
+          this.#stats.push(statsOf(pending, outcome, this.#began));
           pending.resolve(outcome);
           markSettled(pending);
           this.#pump();
@@ -391,16 +393,17 @@ function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pendin
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }
 
-function statsOf(pending: Pending, outcome: SandboxCallOutcome): NestedCallStats {
+function statsOf(pending: Pending, outcome: SandboxCallOutcome, began: number): NestedCallStats {
   const { callId, name, submittedAt, startedAt } = pending;
+  const startMs = roundMs(startedAt - began);
   const queuedMs = roundMs(startedAt - submittedAt);
   const executeMs = roundMs(performance.now() - startedAt);
-  if (!outcome.ok) return { callId, name, isError: true, queuedMs, executeMs, bytes: 0 };
+  if (!outcome.ok) return { callId, name, isError: true, startMs, queuedMs, executeMs, bytes: 0 };
   const { chunks, valueJson } = outcome;
-  if (chunks === undefined || chunks === 0) return { callId, name, isError: false, queuedMs, executeMs, bytes: Buffer.byteLength(valueJson) };
+  if (chunks === undefined || chunks === 0) return { callId, name, isError: false, startMs, queuedMs, executeMs, bytes: Buffer.byteLength(valueJson) };
   // The slices joined: one array's brackets for each slice's, a comma between slices; in a member's frame, in place of its `null`.
   const array = pending.chunkBytes - (chunks - 1);
-  return { callId, name, isError: false, queuedMs, executeMs, bytes: outcome.chunkedPath === undefined ? array : array + Buffer.byteLength(valueJson) - 'null'.length };
+  return { callId, name, isError: false, startMs, queuedMs, executeMs, bytes: outcome.chunkedPath === undefined ? array : array + Buffer.byteLength(valueJson) - 'null'.length };
 }
 
 /** The call number at the end of a nested callId (`<run>:ptc:<n>`). */

@@ -116,6 +116,9 @@ it('with one call at a time, the second of two calls waiting together waits at l
   expect(second.queuedMs).toBeGreaterThan(0);
   expect(second.queuedMs).toBeGreaterThanOrEqual(first.executeMs - ROUNDING_MS);
   expect(second.queuedMs).toBeGreaterThanOrEqual(first.queuedMs - ROUNDING_MS);
+  // On the run's time axis, each started once the one before it had ended.
+  expect(first.startMs).toBeGreaterThanOrEqual(hold.startMs + hold.executeMs - ROUNDING_MS);
+  expect(second.startMs).toBeGreaterThanOrEqual(first.startMs + first.executeMs - ROUNDING_MS);
 });
 
 it('bytes count UTF-8, failed calls count none, and a value sent in slices counts as its whole JSON', async () => {

@@ -48,7 +48,7 @@ describe('POST /v1/run', () => {
       heapLimitBytes: expect.any(Number),
     });
     expect(body.stats.heapPeakBytes).toBeLessThanOrEqual(body.stats.heapLimitBytes);
-    expect(body.stats.nestedCalls).toEqual([1, 2].map((n) => ({ callId: `budget-json:ptc:${n}`, name: 'glob', isError: false, queuedMs: expect.any(Number), executeMs: expect.any(Number), bytes: expect.any(Number) })));
+    expect(body.stats.nestedCalls).toEqual([1, 2].map((n) => ({ callId: `budget-json:ptc:${n}`, name: 'glob', isError: false, startMs: expect.any(Number), queuedMs: expect.any(Number), executeMs: expect.any(Number), bytes: expect.any(Number) })));
     expect(body.content).toEqual([{ type: 'text', text: 'counting\n2' }]);
 
     const events = await readSse(await post(`${running.url}/v1/run`, { code, callId: 'budget-sse' }, { accept: 'text/event-stream' }));
