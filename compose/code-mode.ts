@@ -131,6 +131,7 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
     decide: (callId, decision, call) => core.decide(callId, decision, call),
     rollback: (callId, rollbackOptions) => core.rollback(callId, rollbackOptions),
     durableStatus: (callId) => core.durableStatus(callId),
+    watchStats: (callId, listener) => core.watchStats(callId, listener),
     close() {
       closing ??= (async () => {
         await core.close();

@@ -101,7 +101,7 @@ export type { BuiltinToolsOptions, BuiltinToolLimits, WorkspaceErrorReason, Diff
 export { createCodeMode } from '../compose/code-mode.ts';
 export { UnsupportedRuntimeError } from '../compose/runtime-support.ts';
 export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../compose/code-mode.ts';
-export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult, DecideCall } from '../src/code-mode/code-mode.ts';
+export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult, DecideCall, NestedCallStats, RunStats, RunStatsListener } from '../src/code-mode/code-mode.ts';
 
 // Durable runs: approvals, journals and their stores.
 export { DEFAULT_APPROVAL_TTL_MS, DEFAULT_JOURNAL_RETENTION_MS } from '../src/code-mode/code-mode.ts';

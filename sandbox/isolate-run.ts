@@ -7,7 +7,7 @@
  * build on these functions.
  */
 import ivm from 'isolated-vm';
-import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
+import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest, SandboxUsage } from '../src/sandbox-runtime.ts';
 import type { ValueChunkSink } from '../src/value-chunks.ts';
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
@@ -639,20 +639,23 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
 
   try {
     const reply = await Promise.race([execute(prepared, js, filename, request, shared, control, touched), forcedPromise.then(() => undefined)]);
-    if (forced !== undefined) return { ok: false, logs, failure: forced };
+    if (forced !== undefined) return { ok: false, logs, failure: forced, usage: { logBytes } };
     if (reply === undefined) return { ok: false, logs, failure: { kind: 'crashed', message: 'the sandbox stopped without a result; run the program again' } };
-    if ('failure' in reply) return { ok: false, logs, failure: reply.failure };
+    // Asked for now, so that it overlaps the wait for the last log lines.
+    const heap = readHeap(prepared.isolate);
+    if ('failure' in reply) return { ok: false, logs, failure: reply.failure, usage: { logBytes, ...(await heap) } };
     settled = true;
     const bar = reply.text.indexOf('|');
     const sent = Number(reply.text.slice(0, bar));
     // Log lines travel fire-and-forget and may still be queued behind the reply.
     if (received < sent) {
       await Promise.race([new Promise<void>((resolve) => (awaitLogs = { count: sent, resolve })), forcedPromise]);
-      if (forced !== undefined) return { ok: false, logs, failure: forced };
+      if (forced !== undefined) return { ok: false, logs, failure: forced, usage: { logBytes } };
     }
-    return decode(reply.text.slice(bar + 1), logs, filename, limits.maxResultBytes);
+    const usage: SandboxUsage = { logBytes, ...(await heap) };
+    return decode(reply.text.slice(bar + 1), logs, filename, limits.maxResultBytes, usage);
   } catch (error) {
-    if (forced !== undefined) return { ok: false, logs, failure: forced };
+    if (forced !== undefined) return { ok: false, logs, failure: forced, usage: { logBytes } };
     const text = error instanceof Error ? error.message : String(error);
     if (/memory limit/i.test(text) || (prepared.isolate.isDisposed && !disposedByHost)) {
       return {
@@ -734,34 +737,55 @@ async function execute(
   return { text: String(text) };
 }
 
-function decode(text: string, logs: string[], filename: string, maxResultBytes: number): SandboxRunOutcome {
+function decode(text: string, logs: string[], filename: string, maxResultBytes: number, usage: SandboxUsage): SandboxRunOutcome {
   const tag = text[0];
   const body = text.slice(1);
   switch (tag) {
     case 'U':
-      return { ok: true, logs };
+      return { ok: true, logs, usage };
     case 'R': {
       const bytes = Buffer.byteLength(body);
+      usage.resultBytes = bytes;
       if (bytes > maxResultBytes) {
         return {
           ok: false,
           logs,
           failure: { kind: 'output-limit', message: `the returned value is ${bytes} bytes of JSON, over the ${maxResultBytes}-byte limit: return less (summarise, or page through the data)` },
+          usage,
         };
       }
-      return { ok: true, logs, resultJson: body };
+      return { ok: true, logs, resultJson: body, usage };
     }
     case 'I':
-      return { ok: false, logs, failure: { kind: 'invalid-output', message: body } };
+      return { ok: false, logs, failure: { kind: 'invalid-output', message: body }, usage };
     case 'O':
-      return { ok: false, logs, failure: { kind: 'output-limit', message: body } };
+      return { ok: false, logs, failure: { kind: 'output-limit', message: body }, usage };
     default: {
       const described = describeException(body, filename);
       // V8 reports these as ordinary RangeErrors, but the cause is the heap limit.
       const kind = OUT_OF_MEMORY.test(described.message) ? 'memory' : 'exception';
-      return { ok: false, logs, failure: { kind, ...described } };
+      return { ok: false, logs, failure: { kind, ...described }, usage };
     }
   }
+}
+
+/**
+ * How long the heap figures of an ended run may take, ms. An idle isolate answers at once; one
+ * still busy (a program's endless chain of microtasks after it returned) would never answer, and
+ * its run must not wait for it.
+ */
+const HEAP_READ_MS = 50;
+
+/** The isolate's committed heap and its limit, or nothing when it does not answer in time. */
+function readHeap(isolate: ivm.Isolate): Promise<Pick<SandboxUsage, 'heapPeakBytes' | 'heapLimitBytes'>> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    isolate.getHeapStatistics().then(
+      (heap) => ({ heapPeakBytes: heap.total_heap_size, heapLimitBytes: heap.heap_size_limit }),
+      () => ({}),
+    ),
+    new Promise<Record<string, never>>((resolve) => (timer = setTimeout(() => resolve({}), HEAP_READ_MS))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** `Unexpected token '=' [agent.ts:2:7]` → message with `(agent.ts:2:7)`, line and column. */

@@ -11,6 +11,7 @@ import { contextsOfEvents, type RunContext } from '../src/run-contexts.ts';
 import type { JsonValue } from '../src/json.ts';
 import type { Agent, ToolErrorInfo, ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
 import type { ContentBlock } from '../src/content.ts';
+import type { CodeMode, RunStats } from '../src/code-mode/code-mode.ts';
 import type { PtcMetrics, RunKind } from './metrics.ts';
 import type { LogRouter } from './log-router.ts';
 import type { TrackedRun } from './run-tracker.ts';
@@ -34,7 +35,7 @@ export interface CallResponse {
    * result. Absent when there are none.
    */
   contexts?: RunContext[];
-  stats: { wallMs: number; calls: number };
+  stats: CallStats;
   /**
    * Present when some of the session's events could not be stored while the
    * call ran (a full disk, a failing database): `events` then lists events
@@ -42,6 +43,15 @@ export interface CallResponse {
    */
   eventsLost?: { code: 'EVENT_LOG_FAILED'; reason: string; message: string };
 }
+
+/**
+ * The call's wall time and nested calls; for a run, also its budgets (src/code-mode/run-stats.ts)
+ * when its code mode reports them, `calls` then being the calls counted against `maxCalls`.
+ */
+export type CallStats = { wallMs: number; calls: number } & Partial<Omit<RunStats, 'calls'>>;
+
+/** What the call runner needs of a code mode: a run's budgets once it ends (`createCodeMode(...)` has it). */
+export type StatsSource = Partial<Pick<CodeMode, 'watchStats'>>;
 
 /** What the routes need of a session store: reading, and (for live events) watching. */
 export type SessionSource = SessionEventReader & {
@@ -58,6 +68,8 @@ export interface CallDeps {
   metrics?: PtcMetrics;
   /** Live log lines; without it a stream gets a run's logs at the end. */
   logs?: Pick<LogRouter, 'watch'>;
+  /** Each run's budgets for `stats`. Default: `stats` has the wall time and the calls only. */
+  codeMode?: StatsSource;
 }
 
 export interface CallRequest {
@@ -107,6 +119,8 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   const unwatch = sessions.watch?.(callId, (event) => deliver(event, onEvent));
   const onLog = observer.onLog;
   const unwatchLogs = onLog === undefined ? undefined : deps.logs?.watch(callId, (line) => deliver(line, onLog));
+  let budgets: RunStats | undefined;
+  const unwatchStats = deps.codeMode?.watchStats?.(callId, (heard) => (budgets = heard));
   const lossesBefore = sessions.losses?.(sessionId).count ?? 0;
   metrics?.runStarted();
   const started = performance.now();
@@ -127,6 +141,7 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
   } finally {
     unwatch?.();
     unwatchLogs?.();
+    unwatchStats?.();
     await queue;
   }
   const wallMs = Math.round((performance.now() - started) * 100) / 100;
@@ -140,7 +155,8 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
     }
     calls = events.filter((event) => event.type === 'tool/ptc-dispatch').length;
   }
-  const body: CallResponse = { callId, sessionId, isError: result.isError, content: result.content, events, stats: { wallMs, calls } };
+  const stats: CallStats = budgets === undefined ? { wallMs, calls } : { wallMs, ...budgets };
+  const body: CallResponse = { callId, sessionId, isError: result.isError, content: result.content, events, stats };
   if (result.isError) body.error = result.error;
   else {
     body.value = result.value;

@@ -14,7 +14,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ToolRegistry } from '../src/tool.ts';
 import type { CodeMode } from '../src/code-mode/code-mode.ts';
 import type { PromptLimits } from '../typings/prompt.ts';
-import type { SessionSource } from './call-runner.ts';
+import type { SessionSource, StatsSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
 import { createPtcMcpServer, type McpDurableOptions } from './mcp-server.ts';
@@ -22,8 +22,8 @@ import { createRunTracker, type RunTracker } from './run-tracker.ts';
 
 export interface CodeModeMcpServerOptions {
   registry: ToolRegistry;
-  /** What the server needs of a code mode: its typings and the schemas they are made from. */
-  codeMode: Pick<CodeMode, 'typings' | 'toolSchemas'>;
+  /** What the server needs of a code mode: its typings and the schemas they are made from, and (for `structuredContent.stats`) each run's budgets. */
+  codeMode: Pick<CodeMode, 'typings' | 'toolSchemas'> & StatsSource;
   /** Where run events are read; a store from `createSessionStore` also gives live progress. */
   sessions: SessionSource;
   logs?: Pick<LogRouter, 'watch'>;
@@ -62,6 +62,7 @@ export function createCodeModeMcpServer(options: CodeModeMcpServerOptions): Code
     registry: options.registry,
     sessions: options.sessions,
     logs: options.logs,
+    codeMode: options.codeMode,
     catalog,
     runs,
     sessionId: options.sessionId ?? `mcp-${randomUUID()}`,

@@ -11,7 +11,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { isInitializeRequest, isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolRegistry } from '../src/tool.ts';
-import type { SessionSource } from './call-runner.ts';
+import type { SessionSource, StatsSource } from './call-runner.ts';
 import type { LogRouter } from './log-router.ts';
 import type { McpCatalog } from './mcp-catalog.ts';
 import { createPtcMcpServer, type McpDurableOptions } from './mcp-server.ts';
@@ -32,6 +32,8 @@ export interface McpRouteOptions {
   catalog: McpCatalog;
   runs: RunTracker;
   logs?: Pick<LogRouter, 'watch'>;
+  /** Each run's budgets, for `structuredContent.stats`. Default: the wall time and the calls only. */
+  codeMode?: StatsSource;
   metrics?: PtcMetrics;
   /** Default `/mcp`. */
   path?: string;
@@ -125,6 +127,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       catalog: options.catalog,
       runs: options.runs,
       logs: options.logs,
+      ...(options.codeMode === undefined ? {} : { codeMode: options.codeMode }),
       metrics: options.metrics,
       ...(options.durable === undefined ? {} : { durable: options.durable }),
       get sessionId() {

@@ -37,7 +37,7 @@ import type { ToolEvent } from '../src/events.ts';
 import type { JsonValue } from '../src/json.ts';
 import type { RunContext } from '../src/run-contexts.ts';
 import type { ToolExecutionResult, ToolRegistry } from '../src/tool.ts';
-import { executeCall, type CallResponse, type SessionSource } from './call-runner.ts';
+import { executeCall, type CallResponse, type SessionSource, type StatsSource } from './call-runner.ts';
 import { HttpError } from './http-errors.ts';
 import { canElicit, DECIDE_RUN, DECIDE_RUN_TOOL, elicitingApprover, readDecideArgs } from './mcp-approvals.ts';
 import { asExecutionResult } from './routes-calls.ts';
@@ -71,6 +71,8 @@ export interface PtcMcpServerOptions {
   /** The key of the per-client concurrency cap. Default: the session id. */
   client?: string;
   logs?: Pick<LogRouter, 'watch'>;
+  /** Each run's budgets, for `structuredContent.stats`. Default: the wall time and the calls only. */
+  codeMode?: StatsSource;
   metrics?: PtcMetrics;
   /** Server version announced at initialize. Default `0.1.0`. */
   version?: string;
@@ -120,6 +122,11 @@ const RUN_CODE_OUTPUT = {
     paused: {
       type: 'object',
       description: 'Present when the run paused for approval: { callId, pending: [{ seq, toolName, args }], expiresAt }. Answer it with decide_run.',
+    },
+    stats: {
+      type: 'object',
+      description:
+        "For the host: the run's wall time, how close it came to its limits (heapPeakBytes/heapLimitBytes, logBytes/maxLogBytes, resultBytes/maxResultBytes, calls/maxCalls) and each nested call's queuedMs, executeMs and bytes (nestedCalls). POST /v1/run's stats, the same fields.",
     },
   },
   required: ['logs'],
@@ -386,7 +393,8 @@ function refusalOf(error: unknown): string {
 /** A run's MCP result; a paused run's text says how to answer it. */
 function resultOf(body: CallResponse, decidable: boolean): CallToolResult {
   if (body.isError) return failure(body.error?.message ?? 'the run failed');
-  const result: CallToolResult = { content: textOf(body.content), structuredContent: body.value as { logs: string[]; result?: JsonValue } };
+  const value = body.value as { logs: string[]; result?: JsonValue };
+  const result: CallToolResult = { content: textOf(body.content), structuredContent: { ...value, stats: body.stats } };
   const paused = body.paused as { callId: string } | undefined;
   if (paused !== undefined && decidable) {
     result.content.push({

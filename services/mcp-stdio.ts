@@ -53,6 +53,7 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
     registry: core.registry,
     sessions: core.sessions,
     logs: core.logs,
+    codeMode: core.codeMode,
     catalog,
     runs,
     sessionId,

@@ -21,7 +21,7 @@ import type { SandboxPoolStatus } from '../src/sandbox-runtime.ts';
 import type { ToolRegistry } from '../src/tool.ts';
 import { createBearerAuth } from './auth.ts';
 import type { TenantToken } from './config-schema.ts';
-import type { SessionSource } from './call-runner.ts';
+import type { SessionSource, StatsSource } from './call-runner.ts';
 import { sendError } from './http-errors.ts';
 import type { LogRouter } from './log-router.ts';
 import type { PtcMetrics } from './metrics.ts';
@@ -44,7 +44,8 @@ export type DurableControls = Pick<CodeMode, 'pending' | 'decide' | 'rollback' |
 
 export interface PtcPluginOptions {
   registry: ToolRegistry;
-  codeMode: PromptSource & Partial<DurableControls>;
+  /** Its budgets fill each run's `stats` when it has `watchStats` (`createCodeMode(...)` does). */
+  codeMode: PromptSource & Partial<DurableControls> & StatsSource;
   /**
    * Where session events are read (`GET /v1/sessions/:id/events`). A store
    * from `createSessionStore` (also the registry's event sink) gives live

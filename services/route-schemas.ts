@@ -73,9 +73,37 @@ const CALL_RESPONSE = {
     },
     stats: {
       type: 'object',
+      description:
+        "The call's wall time and nested calls; for a run, also how close it came to each limit and where its nested calls spent their time (the model's content does not show these).",
       properties: {
         wallMs: { type: 'number', description: 'Wall time of the call, ms.' },
-        calls: { type: 'integer', description: 'Nested tool calls the program made.' },
+        calls: { type: 'integer', description: 'Nested tool calls the program made (for a run: counted against maxCalls).' },
+        maxCalls: { type: 'integer', description: 'Run: the limit on nested calls.' },
+        heapPeakBytes: {
+          type: 'integer',
+          description: "Run: the isolate's committed heap when the program ended, bytes. Absent when the run ended with its isolate disposed (timeout, memory, a limit, cancellation).",
+        },
+        heapLimitBytes: { type: 'integer', description: 'Run: the heap the isolate may reach (memoryMiB and its young generation), bytes; with heapPeakBytes.' },
+        logBytes: { type: 'integer', description: 'Run: bytes of log lines counted against maxLogBytes.' },
+        maxLogBytes: { type: 'integer', description: 'Run: the limit on log bytes; past it later lines are dropped.' },
+        resultBytes: { type: 'integer', description: "Run: bytes of the returned value's JSON (also when over the limit); 0 when nothing was returned." },
+        maxResultBytes: { type: 'integer', description: "Run: the limit on the returned value's JSON." },
+        nestedCalls: {
+          type: 'array',
+          description: 'Run: each nested call it dispatched, in submission order.',
+          items: {
+            type: 'object',
+            properties: {
+              callId: { type: 'string' },
+              name: { type: 'string' },
+              isError: { type: 'boolean' },
+              startMs: { type: 'number', description: 'When it started, ms after the run began: its place on the run\'s time axis.' },
+              queuedMs: { type: 'number', description: 'From the program submitting the call to its start (waiting for its turn), ms.' },
+              executeMs: { type: 'number', description: 'From its start to its result being ready for the program (body, output, commit order, hooks), ms.' },
+              bytes: { type: 'integer', description: "UTF-8 bytes of the value's JSON the program received; 0 for a failed call." },
+            },
+          },
+        },
       },
     },
     eventsLost: {

@@ -273,6 +273,7 @@ async function mountRoutes(
     registry: core.registry,
     sessions: core.sessions,
     logs: core.logs,
+    codeMode: core.codeMode,
     metrics,
     catalog,
     runs,

@@ -121,6 +121,8 @@ function prefixed(name: string): TenantScope {
       if (body.contexts !== undefined) {
         translated.contexts = body.contexts.map((context) => (context.callId === undefined ? context : { ...context, callId: outer(context.callId) }));
       }
+      const nestedCalls = body.stats.nestedCalls;
+      if (nestedCalls !== undefined) translated.stats = { ...body.stats, nestedCalls: nestedCalls.map((call) => ({ ...call, callId: outer(call.callId) })) };
       return translated;
     },
   };

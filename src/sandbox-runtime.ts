@@ -113,9 +113,28 @@ export interface SandboxRunRequest {
   onStart?(): void;
 }
 
+/**
+ * How much of its limits a run used, as the runtime measured it. Optional throughout: a runtime
+ * that cannot measure a figure leaves it out (and another runtime may report none at all).
+ */
+export interface SandboxUsage {
+  /** Bytes of log lines counted against `maxLogBytes` (UTF-8, a newline each). */
+  logBytes?: number;
+  /** Bytes of the returned value's JSON, also when it was over `maxResultBytes`. */
+  resultBytes?: number;
+  /**
+   * The isolate's heap when the program ended: the heap V8 had committed, which grows to the
+   * run's high point and is seldom given back within a run. Absent when the run ended with its
+   * isolate disposed (timeout, memory, cancellation, a limit) or never started.
+   */
+  heapPeakBytes?: number;
+  /** The heap V8 lets the isolate reach (`memoryMiB` and its young generation), bytes; with `heapPeakBytes`. */
+  heapLimitBytes?: number;
+}
+
 export type SandboxRunOutcome =
-  | { ok: true; logs: string[]; /** absent when the program returned undefined */ resultJson?: string }
-  | { ok: false; logs: string[]; failure: SandboxFailure };
+  | { ok: true; logs: string[]; /** absent when the program returned undefined */ resultJson?: string; usage?: SandboxUsage }
+  | { ok: false; logs: string[]; failure: SandboxFailure; usage?: SandboxUsage };
 
 export interface SandboxPoolStatus {
   /** Sandbox children ready: the process runtime's child processes, the in-process runtime's burst threads (0 until a burst or `ready()` starts them). */

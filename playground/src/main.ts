@@ -3,7 +3,7 @@ import { ApiError, api, authEvents, ensureOk, getToken, randomId, readEventStrea
 import { createEditor } from './editor.ts';
 import { createInspect, setUpTabs } from './inspect.ts';
 import { readFragment, shareFragment } from './share.ts';
-import { createTimeline, type DispatchEnd, type DispatchStart } from './timeline.ts';
+import { createTimeline, type CallTimes, type DispatchEnd, type DispatchStart } from './timeline.ts';
 import { createTsClient } from './ts-client.ts';
 
 const SESSION_KEY = 'ptc.playground.session';
@@ -177,12 +177,60 @@ interface RunBody {
   paused?: Paused;
   value?: { logs?: string[]; result?: unknown; paused?: Paused };
   error?: { message: string; info?: { code?: string } };
-  stats?: { wallMs?: number; calls?: number };
+  stats?: RunStats;
+}
+
+/** The run's `stats`: its wall time and, for a run, how close it came to each limit. */
+interface RunStats {
+  wallMs?: number;
+  calls?: number;
+  maxCalls?: number;
+  heapPeakBytes?: number;
+  heapLimitBytes?: number;
+  logBytes?: number;
+  maxLogBytes?: number;
+  resultBytes?: number;
+  maxResultBytes?: number;
+  nestedCalls?: CallTimes[];
+}
+
+/** A share of a limit past which the budget line marks it as near. */
+const NEAR_LIMIT = 0.8;
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** One line under the result or the error: each budget used against its limit, a near one marked. */
+function budgetsOf(stats: RunStats | undefined): HTMLElement | undefined {
+  if (stats?.maxCalls === undefined) return undefined;
+  const line = document.createElement('div');
+  line.className = 'budgets';
+  line.dataset.testid = 'budgets';
+  const parts: [string, number | undefined, number | undefined, (n: number) => string][] = [
+    ['calls', stats.calls, stats.maxCalls, String],
+    ['heap', stats.heapPeakBytes, stats.heapLimitBytes, formatBytes],
+    ['logs', stats.logBytes, stats.maxLogBytes, formatBytes],
+    ['result', stats.resultBytes, stats.maxResultBytes, formatBytes],
+  ];
+  for (const [name, used, limit, format] of parts) {
+    if (used === undefined || limit === undefined) continue;
+    const part = document.createElement('span');
+    part.dataset.budget = name;
+    if (limit > 0 && used / limit >= NEAR_LIMIT) part.dataset.near = 'true';
+    part.textContent = `${name} ${format(used)} of ${format(limit)}`;
+    line.append(part);
+  }
+  return line;
 }
 
 function showResult(body: RunBody): void {
+  const budgets = budgetsOf(body.stats);
   if (body.isError) {
     showError(body.error?.info?.code ?? 'ERROR', body.error?.message ?? 'the run failed');
+    if (budgets !== undefined) errorBox.append(budgets);
     return;
   }
   resultBox.replaceChildren();
@@ -193,6 +241,7 @@ function showResult(body: RunBody): void {
   const value = body.value?.result;
   pre.textContent = value === undefined ? '(no result)' : typeof value === 'string' ? value : JSON.stringify(value, null, 2);
   resultBox.append(head, pre);
+  if (budgets !== undefined) resultBox.append(budgets);
   resultBox.hidden = false;
 }
 
@@ -259,6 +308,7 @@ async function follow(callId: string, path: string, body: Record<string, unknown
       else if (event === 'context') appendLog(describeContext(data as InjectedContext));
       else if (event === 'result') {
         ended = true;
+        timeline.times((data as RunBody).stats?.nestedCalls ?? []);
         const paused = pausedOf(data as RunBody);
         if (paused === undefined) showResult(data as RunBody);
         else showApproval(paused);

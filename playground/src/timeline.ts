@@ -1,8 +1,10 @@
 /**
  * The run's nested calls as a waterfall: a row per call when it starts (name,
  * arguments, a growing bar), completed when it ends (duration, isError, the
- * rendered content in an expandable panel). DOM work is batched per frame so
- * a program with hundreds of calls does not block the page.
+ * rendered content in an expandable panel), and once the run's stats arrive,
+ * the time each call waited for its turn before it started, drawn in a paler
+ * shade ahead of its bar. DOM work is batched per frame so a program with
+ * hundreds of calls does not block the page.
  */
 
 interface ContentBlock {
@@ -29,9 +31,18 @@ export interface DispatchEnd {
   at: string;
 }
 
+/** A nested call's times from the run's `stats.nestedCalls`. */
+export interface CallTimes {
+  callId: string;
+  startMs: number;
+  queuedMs: number;
+  executeMs: number;
+}
+
 interface Row {
   el: HTMLLIElement;
   bar: HTMLElement;
+  queued: HTMLElement;
   duration: HTMLElement;
   body: HTMLElement;
   start: DispatchStart;
@@ -71,17 +82,20 @@ function makeRow(start: DispatchStart, state: string, durationText: string, at: 
   const track = document.createElement('span');
   track.className = 'call-track';
   track.setAttribute('aria-hidden', 'true');
+  const queued = document.createElement('span');
+  queued.className = 'call-queued';
+  queued.dataset.testid = 'call-queued';
   const bar = document.createElement('span');
   bar.className = 'call-bar';
   bar.style.setProperty('--s', String(at));
-  track.append(bar);
+  track.append(queued, bar);
   head.append(name, args, duration, track);
   const body = document.createElement('pre');
   body.className = 'call-content';
   body.textContent = content;
   details.append(head, body);
   el.append(details);
-  return { el, bar, duration, body, start, startedAt: at };
+  return { el, bar, queued, duration, body, start, startedAt: at };
 }
 
 /** A gated call the run paused at (it has not started: a person decides first). */
@@ -101,6 +115,8 @@ export interface Timeline {
   /** The run goes on after a decision: the bars grow again, the rows so far stay. */
   resume(): void;
   end(event: DispatchEnd): void;
+  /** Draws the part of each call spent waiting for its turn, ahead of its bar (the run's stats, once it ended). */
+  times(calls: readonly CallTimes[]): void;
   /** Stops the bars growing (the run ended); rows that never ended stay `running`. */
   finish(): void;
   readonly count: number;
@@ -211,6 +227,36 @@ export function createTimeline(list: HTMLOListElement, summary: HTMLElement): Ti
         row.bar.classList.add('ended');
         row.duration.textContent = 'denied';
         row.body.textContent = `arguments: ${JSON.stringify(row.start.arguments, null, 2)}\n\ndenied${reason === '' ? '' : `: ${reason}`}`;
+      });
+    },
+    times(calls) {
+      schedule(() => {
+        const byId = new Map(calls.map((call) => [call.callId, call]));
+        const laid = [...rows.values()];
+        // The bars were placed as their events arrived; with every call's times known, they are
+        // placed again as the server measured them, from the first call's submission.
+        if (laid.length > 0 && laid.every((row) => byId.has(row.start.callId))) {
+          const zero = Math.min(...laid.map((row) => byId.get(row.start.callId)!.startMs - byId.get(row.start.callId)!.queuedMs));
+          lastEnd = 0;
+          for (const row of laid) {
+            const call = byId.get(row.start.callId)!;
+            row.startedAt = call.startMs - zero;
+            const end = row.startedAt + call.executeMs;
+            lastEnd = Math.max(lastEnd, end);
+            row.bar.style.setProperty('--s', String(row.startedAt));
+            row.bar.style.setProperty('--e', String(end));
+            row.duration.textContent = (row.duration.textContent ?? '').replace(/^\d+ ms/, `${Math.round(call.executeMs)} ms`);
+          }
+        }
+        for (const call of calls) {
+          const row = rows.get(call.callId);
+          if (row === undefined || !(call.queuedMs > 0)) continue;
+          row.el.dataset.queuedMs = String(call.queuedMs);
+          row.queued.style.setProperty('--qs', String(Math.max(0, row.startedAt - call.queuedMs)));
+          row.queued.style.setProperty('--qe', String(row.startedAt));
+          row.queued.title = `queued ${Math.round(call.queuedMs)} ms, then executing ${Math.round(call.executeMs)} ms`;
+          row.duration.textContent += ` · queued ${Math.round(call.queuedMs)} ms`;
+        }
       });
     },
     resume() {

@@ -17,6 +17,7 @@
  * - `'both'`: tools are callable directly and from programs; the prompt
  *   advertises run_code.
  */
+import { randomUUID } from 'node:crypto';
 import type { ContentBlock } from '../content.ts';
 import type { JsonValue } from '../json.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
@@ -33,8 +34,10 @@ import type { ApprovalDecision, JournalStore, PendingCall } from './journal-stor
 import { createMemoryJournalStore } from './memory-journal-store.ts';
 import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypingsService } from './typings-service.ts';
+import { RunStatsRouter, type RunStats, type RunStatsListener } from './run-stats.ts';
 
 export type { CodeModeKind } from './choices.ts';
+export type { NestedCallStats, RunStats, RunStatsListener } from './run-stats.ts';
 
 export interface CodeModeCoreOptions {
   registry: ToolRegistry;
@@ -121,6 +124,12 @@ export interface CodeMode {
   rollback(callId: string, options?: { signal?: AbortSignal }): Promise<RollbackReport>;
   /** Where run `callId` stands (`paused`, `resuming`, `finished`, `rolled-back`) when it ever paused; undefined otherwise. Rejects `JOURNAL_CORRUPT` for a journal it cannot read. */
   durableStatus(callId: string): Promise<DurableRunStatus | undefined>;
+  /**
+   * Calls `listener` with the budgets of run `callId` ({@link RunStats}) when it ends, however it
+   * ends. Returns unsubscribe. For a host that dispatches run_code itself: `asTool().execute` and
+   * `decide` return them as `stats`.
+   */
+  watchStats(callId: string, listener: RunStatsListener): () => void;
   /** Unregisters run_code and removes the hooks code mode installed. Does not close a runtime it was given. */
   close(): Promise<void>;
 }
@@ -157,6 +166,12 @@ export interface CodeModeToolResult {
    * Absent when there are none.
    */
   contexts?: RunContext[];
+  /**
+   * How close the run came to its limits (heap, logs, result, calls) and each nested call's
+   * queued and executing time and bytes. For the host: the model's `content` does not include
+   * them. Absent only when run_code never began (its arguments were refused).
+   */
+  stats?: RunStats;
 }
 
 export interface CodeModeToolCall {
@@ -200,6 +215,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
 
   // Per instance: contexts hooks attached to a run's nested calls, by the run's token, until the run's own post-execute.
   const nestedContexts = new WeakMap<DispatchToken, HookContext[]>();
+  const stats = new RunStatsRouter();
   const approvalTtlMs = options.approvalTtlMs ?? DEFAULT_APPROVAL_TTL_MS;
   if (!(Number.isSafeInteger(approvalTtlMs) && approvalTtlMs > 0)) throw new TypeError(`approvalTtlMs must be a positive whole number of milliseconds (got ${String(approvalTtlMs)})`);
   const journalRetentionMs = options.journalRetentionMs ?? DEFAULT_JOURNAL_RETENTION_MS;
@@ -224,6 +240,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     typecheck,
     ...(typings === undefined ? {} : { typings }),
     ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
+    onStats: (runStats, call) => stats.report(call.callId, runStats),
     ...(options.approveInPlace === undefined ? {} : { approveInPlace: options.approveInPlace }),
   }) as unknown as ToolDefinition;
 
@@ -270,14 +287,22 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     };
     const sink = registry.eventSink;
     const agent: Agent = sink === undefined ? { inject: hear } : createEventAgent(sink, (error, event) => registry.reportSinkError?.(error, event), hear);
-    const result = await registry.dispatch({
-      name: RUN_CODE,
-      arguments: input,
-      agent,
-      ...(call.signal === undefined ? {} : { signal: call.signal }),
-      ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
-      ...(call.callId === undefined ? {} : { callId: call.callId }),
-    });
+    const callId = call.callId ?? randomUUID();
+    let runStats: RunStats | undefined;
+    const unwatch = stats.watch(callId, (heard) => (runStats = heard));
+    let result;
+    try {
+      result = await registry.dispatch({
+        name: RUN_CODE,
+        arguments: input,
+        agent,
+        callId,
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(call.sessionId === undefined ? {} : { sessionId: call.sessionId }),
+      });
+    } finally {
+      unwatch();
+    }
     const contexts = [...injected, ...hookContexts(result.additionalContexts)];
     let out: CodeModeToolResult;
     if (result.isError) out = { status: 'done', content: result.content, isError: true, error: result.error };
@@ -286,6 +311,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
       out = value.paused === undefined ? { status: 'done', content: result.content, isError: false, value } : { status: 'paused', content: result.content, isError: false, value, paused: value.paused };
     }
     if (contexts.length > 0) out.contexts = contexts;
+    if (runStats !== undefined) out.stats = runStats;
     return out;
   }
 
@@ -316,6 +342,7 @@ export function createCodeModeCore(options: CodeModeCoreOptions): CodeMode {
     },
     rollback: (callId, rollbackOptions = {}) => durable.rollback(callId, rollbackOptions.signal),
     durableStatus: (callId) => durable.status(callId),
+    watchStats: (callId, listener) => stats.watch(callId, listener),
     async close() {
       for (const dispose of disposers.splice(0)) dispose();
     },

@@ -8,13 +8,14 @@
 import { defineTool } from '../define-tool.ts';
 import { PtcError, type ErrorDetails } from '../errors.ts';
 import type { JsonValue } from '../json.ts';
-import type { SandboxFailure, SandboxRuntime } from '../sandbox-runtime.ts';
+import type { SandboxFailure, SandboxRuntime, SandboxUsage } from '../sandbox-runtime.ts';
 import type { DispatchToken, HookContext, ToolExec, ToolRegistry, ToolSchema } from '../tool.ts';
 import type { QueueOwner } from '../fair-queue.ts';
 import type { TypecheckMode } from './choices.ts';
 import type { CodeModeLimits } from './limits.ts';
 import { describeCancellation, describeDiagnostic, describeFailure, describeTypecheckFailure, renderRunCode } from './render.ts';
 import { RunScheduler, type RunSchedulerOptions } from './scheduler.ts';
+import { runStatsOf, type NestedCallStats, type RunStats } from './run-stats.ts';
 import type { DurableRuns, PausedValue } from './durable-runs.ts';
 import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
@@ -32,6 +33,8 @@ export interface RunCodeDeps {
   typings?: TypingsService;
   typecheck: TypecheckMode;
   onLog?(line: string, call: { callId: string; sessionId: string }): void;
+  /** Each run's budgets once it has ended (done, failed or paused), its nested calls settled. */
+  onStats?(stats: RunStats, call: { callId: string; sessionId: string }): void;
   /**
    * Where a run leaves the contexts post-execute hooks attached to its nested
    * calls, by the run's token; code mode's own post-execute hook moves them
@@ -49,6 +52,8 @@ const RUN_CODE_PARAMETERS = {
   description: { type: 'string', required: true, description: 'One short line saying what the program does.' },
   timeoutMs: { type: 'integer', description: 'Wall-time limit in milliseconds, tool calls included (the configured default when omitted).' },
 } as const;
+
+type RunCodeResult = { logs: string[]; result?: JsonValue; paused?: JsonValue };
 
 const RUN_CODE_OUTPUT = {
   type: 'object',
@@ -73,26 +78,40 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       'Only its console output and its return value come back.',
     parameters: RUN_CODE_PARAMETERS,
     output: { schema: RUN_CODE_OUTPUT, render: (_args, value) => renderRunCode(value, limits.maxRenderedBytes) },
-    execute(args, exec) {
-      if (!runChannel.hasSubscribers) return runCode(deps, args, exec as unknown as ToolExec, undefined);
-      const message: RunMessage = {
-        callId: exec.callId,
-        rootCallId: exec.rootCallId,
-        sessionId: exec.sessionId,
-        trace: exec.trace,
-        bytesIn: Buffer.byteLength(args.code),
-      };
-      return traceWithin(runChannel, message, () => runCode(deps, args, exec as unknown as ToolExec, message));
+    async execute(args, exec) {
+      const used: RunUsage = { calls: 0, nestedCalls: [] };
+      try {
+        if (!runChannel.hasSubscribers) return await runCode(deps, args, exec as unknown as ToolExec, used, undefined);
+        const message: RunMessage = {
+          callId: exec.callId,
+          rootCallId: exec.rootCallId,
+          sessionId: exec.sessionId,
+          trace: exec.trace,
+          bytesIn: Buffer.byteLength(args.code),
+        };
+        return await traceWithin(runChannel, message, () => runCode(deps, args, exec as unknown as ToolExec, used, message));
+      } finally {
+        deps.onStats?.(runStatsOf(limits, used.usage, used.calls, used.nestedCalls), { callId: exec.callId, sessionId: exec.sessionId });
+      }
     },
   });
 }
 
+/** What a run used, filled in as it ends (a run refused before it started used nothing). */
+interface RunUsage {
+  usage?: SandboxUsage;
+  calls: number;
+  nestedCalls: NestedCallStats[];
+}
+
+/** Checks `timeoutMs`, type-checks when asked to, then runs the program; `used` is filled as the run ends. */
 async function runCode(
   deps: RunCodeDeps,
   args: { code: string; description: string; timeoutMs?: number },
   exec: ToolExec,
+  used: RunUsage,
   trace: RunMessage | undefined,
-): Promise<{ logs: string[]; result?: JsonValue; paused?: JsonValue }> {
+): Promise<RunCodeResult> {
   const { registry, limits } = deps;
   const timeoutMs = args.timeoutMs ?? limits.timeoutMs;
   if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= limits.maxTimeoutMs)) {
@@ -113,7 +132,7 @@ async function runCode(
     // The check's time is the run's time: what is left of timeoutMs is the program's.
     runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
   }
-  return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec, trace);
+  return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec, used, trace);
 }
 
 /**
@@ -158,8 +177,9 @@ async function runProgram(
   toolNames: string[],
   prelude: string[],
   exec: ToolExec,
+  used: RunUsage,
   trace: RunMessage | undefined,
-): Promise<{ logs: string[]; result?: JsonValue; paused?: JsonValue }> {
+): Promise<RunCodeResult> {
   const { limits, durable } = deps;
   const { code } = args;
   const journal = durable?.journalFor(exec.callId, toolNames);
@@ -199,6 +219,9 @@ async function runProgram(
     scheduler.close();
     await scheduler.settled();
     if (trace !== undefined) trace.calls = scheduler.submitted;
+    used.usage = outcome?.usage;
+    used.calls = scheduler.submitted;
+    used.nestedCalls = scheduler.nestedCalls();
   }
   const logs = [...prelude, ...outcome.logs];
   if (journal !== undefined) {

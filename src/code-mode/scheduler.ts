@@ -24,6 +24,7 @@ import { endPhase, nestedCallChannel, noteOutcome, startPhase, type NestedCallMe
 import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 import type { ApprovalDecision, PendingCall } from './journal-store.ts';
 import type { JournaledCall, RunJournalRecorder } from './journal.ts';
+import { roundMs, type NestedCallStats } from './run-stats.ts';
 
 export interface RunSchedulerOptions {
   registry: ToolRegistry;
@@ -72,6 +73,11 @@ interface Pending {
   trace: NestedCallMessage | undefined;
   /** Its `queued` phase, open while it waits to start. */
   queued?: NestedCallMessage;
+  /** When the program submitted it, and when it started (performance.now()). */
+  submittedAt: number;
+  startedAt: number;
+  /** Bytes of the texts of its value's slices sent so far (value-chunks.ts). */
+  chunkBytes: number;
 }
 
 /** Marks `pending` settled and opens its gate, if a later call made one. */
@@ -129,6 +135,12 @@ export class RunScheduler {
   #paused: Pending | undefined;
   /** The pause is complete: every call before it settled, and the run was told to end. */
   #pauseSent = false;
+  /** Each dispatched call's times and bytes, in the order they settled. */
+  readonly #stats: NestedCallStats[] = [];
+  /** When this run's scheduler began: the calls' `startMs` count from here. */
+  readonly #began = performance.now();
+  /** The call being submitted: if it starts at once, it waited for nothing. */
+  #submitting: Pending | undefined;
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -163,10 +175,7 @@ export class RunScheduler {
       if (!('seq' in planned)) return Promise.resolve(planned);
       journaled = planned;
     }
-    if (!nestedCallChannel.hasSubscribers) {
-      return new Promise<SandboxCallOutcome>((resolve) => this.#enqueue({ callId, name, args, safe, onValueChunk, resolve, done: false, journaled, trace: undefined }));
-    }
-    const trace: NestedCallMessage = {
+    const trace: NestedCallMessage | undefined = !nestedCallChannel.hasSubscribers ? undefined : {
       phase: 'call',
       callId,
       rootCallId: o.rootCallId,
@@ -175,15 +184,24 @@ export class RunScheduler {
       runCallId: o.runCallId,
       bytesIn: Buffer.byteLength(argsJson),
     };
-    return nestedCallChannel.tracePromise(
-      () => new Promise<SandboxCallOutcome>((resolve) => this.#enqueue({ callId, name, args, safe, onValueChunk, resolve, done: false, journaled, trace })),
-      trace,
-    );
+    const submit = (): Promise<SandboxCallOutcome> => new Promise<SandboxCallOutcome>((resolve) => {
+      const pending: Pending = { callId, name, args, safe, onValueChunk, resolve, done: false, journaled, trace, submittedAt: performance.now(), startedAt: 0, chunkBytes: 0 };
+      if (onValueChunk !== undefined) {
+        pending.onValueChunk = (json, shape) => {
+          pending.chunkBytes += Buffer.byteLength(json);
+          onValueChunk(json, shape);
+        };
+      }
+      this.#enqueue(pending);
+    });
+    return trace === undefined ? submit() : nestedCallChannel.tracePromise(submit, trace);
   };
 
   #enqueue(pending: Pending): void {
     this.#queue.push(pending);
+    this.#submitting = pending;
     this.#pump();
+    this.#submitting = undefined;
     // Still last in the queue: it waits for its turn (the queue only ever loses its head).
     const trace = pending.trace;
     if (trace !== undefined && this.#queue[this.#queue.length - 1] === pending) {
@@ -233,6 +251,11 @@ export class RunScheduler {
   /** Nested calls submitted so far (including one refused for the call limit). */
   get submitted(): number {
     return this.#submitted;
+  }
+
+  /** The dispatched calls' times and bytes, in submission order. */
+  nestedCalls(): NestedCallStats[] {
+    return this.#stats.sort((a, b) => seqOf(a.callId) - seqOf(b.callId));
   }
 
   #pump(): void {
@@ -330,6 +353,7 @@ export class RunScheduler {
 
   #start(pending: Pending): void {
     const o = this.#options;
+    pending.startedAt = pending === this.#submitting ? pending.submittedAt : performance.now();
     this.#running++;
     if (!pending.safe) this.#exclusiveRunning = true;
     // Only a call that may finish before its predecessor needs a gate.
@@ -371,6 +395,7 @@ export class RunScheduler {
           if (pending.journaled !== undefined) o.journal!.settle(pending.journaled, pending.name, pending.args, result);
           const outcome = toOutcome(result, pending);
           if (pending.trace !== undefined) noteOutcome(pending.trace, outcome, result.isError ? undefined : result.value);
+          this.#stats.push(statsOf(pending, outcome, this.#began));
           pending.resolve(outcome);
           markSettled(pending);
           this.#pump();
@@ -405,6 +430,24 @@ function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pendin
     return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedPath: member.path };
   }
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
+}
+
+function statsOf(pending: Pending, outcome: SandboxCallOutcome, began: number): NestedCallStats {
+  const { callId, name, submittedAt, startedAt } = pending;
+  const startMs = roundMs(startedAt - began);
+  const queuedMs = roundMs(startedAt - submittedAt);
+  const executeMs = roundMs(performance.now() - startedAt);
+  if (!outcome.ok) return { callId, name, isError: true, startMs, queuedMs, executeMs, bytes: 0 };
+  const { chunks, valueJson } = outcome;
+  if (chunks === undefined || chunks === 0) return { callId, name, isError: false, startMs, queuedMs, executeMs, bytes: Buffer.byteLength(valueJson) };
+  // The slices joined: one array's brackets for each slice's, a comma between slices; in a member's frame, in place of its `null`.
+  const array = pending.chunkBytes - (chunks - 1);
+  return { callId, name, isError: false, startMs, queuedMs, executeMs, bytes: outcome.chunkedPath === undefined ? array : array + Buffer.byteLength(valueJson) - 'null'.length };
+}
+
+/** The call number at the end of a nested callId (`<run>:ptc:<n>`). */
+function seqOf(callId: string): number {
+  return Number(callId.slice(callId.lastIndexOf(':') + 1));
 }
 
 function tooLarge(bytes: number, limit: number): SandboxCallOutcome {

@@ -94,7 +94,13 @@ it('asTool() is run_code for any framework: the prompt as description, JSON Sche
     expect(tool.outputSchema).toMatchObject({ type: 'object', properties: { logs: { type: 'array' } } });
 
     const ok = await tool.execute({ code: 'console.log("hi"); return [1, 2]', description: 'list' }, { sessionId: 'host' });
-    expect(ok).toEqual({ status: 'done', isError: false, value: { logs: ['hi'], result: [1, 2] }, content: [{ type: 'text', text: 'hi\n[\n  1,\n  2\n]' }] });
+    expect(ok).toEqual({
+      status: 'done',
+      isError: false,
+      value: { logs: ['hi'], result: [1, 2] },
+      content: [{ type: 'text', text: 'hi\n[\n  1,\n  2\n]' }],
+      stats: expect.objectContaining({ logBytes: 3, resultBytes: 5, calls: 0, maxCalls: 7, nestedCalls: [] }),
+    });
 
     const failed = await tool.execute({ code: 'return (', description: 'broken' });
     expect(failed.isError).toBe(true);

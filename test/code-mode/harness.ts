@@ -3,6 +3,7 @@
  * the sandbox runtime selected for this worker (in-process, or process in
  * the vitest project of that name), and code mode registered on it.
  */
+import { defineTool } from '../../src/define-tool.ts';
 import { createCodeModeCore, type CodeMode, type CodeModeCoreOptions } from '../../src/code-mode/code-mode.ts';
 import { createMemoryEventSink, type MemoryEventSink } from '../../src/event-sinks/memory-sink.ts';
 import { createToolRegistry } from '../../src/registry.ts';
@@ -18,6 +19,18 @@ export interface Bench {
   runCode(code: string, extra?: Partial<DispatchRequest> & { timeoutMs?: number }): Promise<ToolExecutionResult>;
   close(): Promise<void>;
 }
+
+/** A concurrency-safe tool that answers "pong". */
+export const ping = defineTool({
+  name: 'ping',
+  description: 'Answers pong.',
+  parameters: {},
+  output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+  isConcurrencySafe: () => true,
+  async execute() {
+    return 'pong';
+  },
+});
 
 let shared: SandboxRuntime | undefined;
 /** One runtime per test file (a worker): isolates are fresh per run anyway. */

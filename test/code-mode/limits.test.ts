@@ -1,21 +1,10 @@
 import { afterEach, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import { resolveLimits, DEFAULT_CODE_MODE_LIMITS } from '../../src/code-mode/limits.ts';
-import { createBench, valueOf, type Bench } from './harness.ts';
+import { createBench, ping, valueOf, type Bench } from './harness.ts';
 
 let bench: Bench;
 afterEach(() => bench.close());
-
-const ping = defineTool({
-  name: 'ping',
-  description: 'Answers pong.',
-  parameters: {},
-  output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-  isConcurrencySafe: () => true,
-  async execute() {
-    return 'pong';
-  },
-});
 
 it('the call past maxCalls ends the run with kind call-limit, dispatching nothing more; the next run succeeds', async () => {
   bench = createBench({ limits: { maxCalls: 5 } });

@@ -53,7 +53,7 @@ describe('ptc mcp: a client with elicitation', () => {
     const client = await connect((request) => (asked.push(request.params), answer));
     const approved = await call(client, 'run_code', { code: WRITE_THEN_READ('in-place.txt') });
     expect(approved.isError).toBeFalsy();
-    expect(approved.structuredContent).toEqual({ logs: [], result: 'approved' });
+    expect(approved.structuredContent).toMatchObject({ logs: [], result: 'approved' });
     expect(asked).toHaveLength(1);
     expect(asked[0].message).toContain('tools.write (call #1)');
     expect(asked[0].message).toContain('"file_path": "in-place.txt"');
@@ -68,7 +68,7 @@ describe('ptc mcp: a client with elicitation', () => {
     expect(message).toContain('no writes today');
     answer = { action: 'decline' };
     const declined = await call(client, 'run_code', { code: 'try { await tools.write({ file_path: "no.txt", content: "x" }); } catch (e) { return e.code; }' });
-    expect(declined.structuredContent).toEqual({ logs: [], result: 'APPROVAL_DENIED' });
+    expect(declined.structuredContent).toMatchObject({ logs: [], result: 'APPROVAL_DENIED' });
     await expect(readFile(join(dir, 'ws', 'no.txt'), 'utf8')).rejects.toThrow();
   });
 });
@@ -86,7 +86,7 @@ describe('ptc mcp: a client without elicitation', () => {
 
     const resumed = await call(client, 'decide_run', { callId, decision: 'approve' });
     expect(resumed.isError).toBeFalsy();
-    expect(resumed.structuredContent).toEqual({ logs: [], result: 'approved' });
+    expect(resumed.structuredContent).toMatchObject({ logs: [], result: 'approved' });
     const again = await call(client, 'decide_run', { callId, decision: 'deny' });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/not waiting for a decision/);

@@ -51,14 +51,14 @@ const run = async (client: Client, name: string, args: Record<string, unknown>) 
 describe('createCodeModeMcpServer with durable runs', () => {
   it('asks a client with elicitation in place, and pauses for one without, which decides with decide_run', async () => {
     const asking = await connect(true);
-    expect((await run(asking, 'run_code', { code: 'return await tools.send({ to: "ana" });' })).structuredContent).toEqual({ logs: [], result: 'sent to ana' });
+    expect((await run(asking, 'run_code', { code: 'return await tools.send({ to: "ana" });' })).structuredContent).toMatchObject({ logs: [], result: 'sent to ana' });
 
     const plain = await connect(false);
     expect((await plain.listTools()).tools.map((tool) => tool.name)).toEqual(['run_code', 'decide_run']);
     const paused = await run(plain, 'run_code', { code: 'return await tools.send({ to: "bo" });' });
     const { callId } = (paused.structuredContent as { paused: { callId: string } }).paused;
     expect(sent).toEqual(['ana']);
-    expect((await run(plain, 'decide_run', { callId, decision: 'approve' })).structuredContent).toEqual({ logs: [], result: 'sent to bo' });
+    expect((await run(plain, 'decide_run', { callId, decision: 'approve' })).structuredContent).toMatchObject({ logs: [], result: 'sent to bo' });
     expect(sent).toEqual(['ana', 'bo']);
   });
 });

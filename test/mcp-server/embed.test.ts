@@ -105,7 +105,7 @@ describe('createCodeModeMcpServer', () => {
     const result = (await client.callTool({ name: 'run_code', arguments: { code: 'return (await tools.glob({ pattern: "*" })).paths' } }, undefined, {
       onprogress: (progress) => steps.push(progress.message?.split(' (')[0] ?? ''),
     })) as CallToolResult;
-    expect(result.structuredContent).toEqual({ logs: [], result: [] });
+    expect(result.structuredContent).toMatchObject({ logs: [], result: [] });
     expect(steps).toEqual(['glob started', 'glob done']);
   });
 });

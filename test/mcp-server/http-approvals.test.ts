@@ -35,7 +35,7 @@ describe('/mcp with durable runs', () => {
     const asked: string[] = [];
     const client = await connect((request) => (asked.push(request.params.message), { decision: 'approve' }));
     const result = await call(client, 'run_code', { code: WRITE });
-    expect(result.structuredContent).toEqual({ logs: [], result: 'wrote' });
+    expect(result.structuredContent).toMatchObject({ logs: [], result: 'wrote' });
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('tools.write');
   });
@@ -51,7 +51,7 @@ describe('/mcp with durable runs', () => {
     const answers = await Promise.all([call(owner, 'decide_run', { callId, decision: 'approve' }), call(owner, 'decide_run', { callId, decision: 'deny' })]);
     const resumed = answers.filter((answer) => answer.isError !== true);
     expect(resumed).toHaveLength(1);
-    expect(resumed[0].structuredContent).toEqual({ logs: [], result: 'wrote' });
+    expect(resumed[0].structuredContent).toMatchObject({ logs: [], result: 'wrote' });
     const loser = answers.find((answer) => answer.isError === true)!;
     // Refused before resuming, or by the claim: either way nothing changed.
     expect((loser.content[0] as { text: string }).text).toContain('nothing was changed');

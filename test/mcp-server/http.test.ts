@@ -71,7 +71,13 @@ describe('/mcp over Streamable HTTP', () => {
       return { last: page.lines[1].text, next: typed.structuredContent.x + 1 };
     `);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({ logs: ['lines 2'], result: { last: 'two', next: 42 } });
+    expect(result.structuredContent).toMatchObject({ logs: ['lines 2'], result: { last: 'two', next: 42 } });
+    // The run's budgets are the host's: in structuredContent, never in the text the model reads.
+    const { stats } = result.structuredContent as { stats: { calls: number; logBytes: number; nestedCalls: { name: string; queuedMs: number; executeMs: number; bytes: number }[] } };
+    expect(stats).toMatchObject({ calls: 3, maxCalls: expect.any(Number), logBytes: 'lines 2\n'.length, maxLogBytes: expect.any(Number), heapPeakBytes: expect.any(Number) });
+    expect(stats.nestedCalls.map((call) => call.name)).toEqual(['write', 'read', 'fixture__typed']);
+    expect(stats.nestedCalls.every((call) => call.queuedMs >= 0 && call.executeMs >= 0 && call.bytes > 0)).toBe(true);
+    expect(JSON.stringify(result.content)).not.toContain('nestedCalls');
     expect(result.content).toEqual([expect.objectContaining({ type: 'text', text: expect.stringContaining('lines 2') })]);
     const events = await fetch(new URL(`/v1/sessions/mcp-${transport.sessionId}/events`, running.url), { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(events.status).toBe(200);
@@ -95,7 +101,7 @@ describe('/mcp over Streamable HTTP', () => {
       'await tools.fixture__typed({ x: 1 });\ntry { await tools.fixture__fail({}); } catch {}\nreturn "ok";',
       { onprogress: (progress) => messages.push(`${progress.progress} ${progress.message?.replace(/ \(.*\)$/, '')}`) },
     );
-    expect(result.structuredContent).toEqual({ logs: [], result: 'ok' });
+    expect(result.structuredContent).toMatchObject({ logs: [], result: 'ok' });
     expect(messages).toEqual(['1 fixture__typed started', '2 fixture__typed done', '3 fixture__fail started', '4 fixture__fail failed']);
   });
 

@@ -70,9 +70,10 @@ describe('ptc mcp over stdio', () => {
       return { echo: made.structuredContent, read: (await tools.read({ file_path: "n.txt" })).lines[0].text };
     `);
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toEqual({
+    expect(result.structuredContent).toMatchObject({
       logs: [],
       result: { echo: { tool: 'github_create_issue', args: { name: 'crash on start' } }, read: 'hi' },
+      stats: { calls: 3, resultBytes: expect.any(Number), nestedCalls: [{ name: 'write' }, { name: 'cat__github_create_issue' }, { name: 'read' }] },
     });
     expect(await readFile(join(dir, 'ws', 'n.txt'), 'utf8')).toBe('hi\n');
   });
@@ -114,7 +115,7 @@ describe('ptc mcp when the client closes stdin right after writing', () => {
     expect({ ...(await exited), stdout }).toEqual({ code: 0, signal: null, stdout: expect.any(String) });
     const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
-    expect(answers[1].result.structuredContent).toEqual({ logs: [], result: 42 });
+    expect(answers[1].result.structuredContent).toMatchObject({ logs: [], result: 42 });
   });
 });
 

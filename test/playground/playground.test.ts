@@ -150,6 +150,55 @@ describe('running', () => {
     expect(problems).toEqual([]);
   });
 
+  it("draws the time a call waited for its turn ahead of its bar, from the run's stats", async () => {
+    // write is exclusive: of two writes issued together, the second waits for the first.
+    const code = [
+      'await Promise.all([',
+      "  tools.write({ file_path: 'queued-1.txt', content: 'one' }),",
+      "  tools.write({ file_path: 'queued-2.txt', content: 'two' }),",
+      ']);',
+      "return 'written';",
+    ].join('\n');
+    const { page, problems } = await visit(open, `#code=${b64url(code)}`);
+    await page.getByTestId('run').click();
+    await page.getByTestId('result').waitFor();
+    await countIs(page, '[data-testid="timeline-row"][data-queued-ms]', 1);
+    const rows = page.getByTestId('timeline-row');
+    const queued = await rows.evaluateAll((els) => els.map((el) => el.getAttribute('data-queued-ms')));
+    expect(queued[0]).toBeNull();
+    expect(Number(queued[1])).toBeGreaterThan(0);
+    // Drawn: the second row's queued part has a width and ends where its bar begins; the first row's is not shown.
+    const second = rows.nth(1);
+    const part = await second.getByTestId('call-queued').boundingBox();
+    const bar = await second.locator('.call-bar').boundingBox();
+    expect(part?.width).toBeGreaterThan(0);
+    expect(Math.abs(part!.x + part!.width - bar!.x)).toBeLessThanOrEqual(3);
+    // Laid out as the server measured: the second starts where the first ends, and waited while it ran.
+    const firstBar = await rows.nth(0).locator('.call-bar').boundingBox();
+    expect(Math.abs(firstBar!.x + firstBar!.width - bar!.x)).toBeLessThanOrEqual(3);
+    expect(part!.x).toBeGreaterThanOrEqual(firstBar!.x - 1);
+    expect(await rows.nth(0).getByTestId('call-queued').isHidden()).toBe(true);
+    expect(await second.locator('.call-duration').innerText()).toMatch(/ · queued \d+ ms$/);
+    // Under the result, each budget against its limit; none near it.
+    const budgets = page.getByTestId('budgets');
+    expect(await budgets.locator('[data-budget]').evaluateAll((els) => els.map((el) => el.getAttribute('data-budget')))).toEqual(['calls', 'heap', 'logs', 'result']);
+    expect(await budgets.locator('[data-budget="calls"]').innerText()).toBe('calls 2 of 1000');
+    expect(await budgets.locator('[data-budget="result"]').innerText()).toBe('result 9 B of 16.0 MiB');
+    expect(await budgets.locator('[data-near]').count()).toBe(0);
+    await shot(page, 'queued');
+    expect(problems).toEqual([]);
+  });
+
+  it('marks a budget the run came near: logs close to maxLogBytes', async () => {
+    const { page, problems } = await visit(open, `#code=${b64url("console.log('x'.repeat(900_000));\nreturn 1;")}`);
+    await page.getByTestId('run').click();
+    await page.getByTestId('result').waitFor();
+    const budgets = page.getByTestId('budgets');
+    expect(await budgets.locator('[data-near]').evaluateAll((els) => els.map((el) => el.getAttribute('data-budget')))).toEqual(['logs']);
+    expect(await budgets.locator('[data-budget="logs"]').innerText()).toBe('logs 878.9 KiB of 1.0 MiB');
+    expect(problems).toEqual([]);
+  });
+
   it('shows context a tool injects for the next model request beside the logs, as it happens', async () => {
     open.server.core.registry.register(
       defineTool({

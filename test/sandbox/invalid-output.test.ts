@@ -24,5 +24,7 @@ it('1,000 levels is still fine', async () => {
 
 it('returning nothing gives no result', async () => {
   const outcome = await host.run('console.log("hi")');
-  expect(outcome).toEqual({ ok: true, logs: ['hi'] });
+  expect(outcome).toMatchObject({ ok: true, logs: ['hi'], usage: { logBytes: 3 } });
+  expect(outcome).not.toHaveProperty('resultJson');
+  expect(outcome.usage).not.toHaveProperty('resultBytes');
 });

@@ -146,7 +146,7 @@ describe('/mcp and storage', () => {
       sessions.health = health;
     }
     const again = await runCode(client, "return 'back'");
-    expect(again.structuredContent).toEqual({ logs: [], result: 'back' });
+    expect(again.structuredContent).toMatchObject({ logs: [], result: 'back' });
     // Only the run that started is in the session's log.
     const page = (await (await fetch(`${r.url}/v1/sessions/mcp-${transport.sessionId}/events`)).json()) as { events: { type: string }[] };
     expect(page.events.map((event) => event.type)).toEqual(['tool/result']);
@@ -161,6 +161,6 @@ describe('/mcp and storage', () => {
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toMatch(/^STORAGE_QUOTA: .*retention\.maxSessionBytes 20000/);
     const second = await connect(r);
-    expect((await runCode(second.client, "return 'other'")).structuredContent).toEqual({ logs: [], result: 'other' });
+    expect((await runCode(second.client, "return 'other'")).structuredContent).toMatchObject({ logs: [], result: 'other' });
   });
 });

@@ -118,7 +118,7 @@ describe('contexts through MCP', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', running.url), { requestInit: { headers: as(GLOBEX) } }));
     try {
       const result = (await client.callTool({ name: 'run_code', arguments: { code: 'await tools.note({ text: "from mcp" }); return 2;', description: 'note' } })) as CallToolResult;
-      expect(result.structuredContent).toEqual({ logs: [], result: 2 });
+      expect(result.structuredContent).toMatchObject({ logs: [], result: 2 });
       expect(result.content.at(-1)).toEqual({ type: 'text', text: '[context injected by notes]\nfrom mcp' });
       const contexts = result._meta?.['ptc-executor/contexts'] as { via: string; callId: string; content: unknown }[];
       expect(contexts).toHaveLength(1);

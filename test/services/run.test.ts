@@ -31,6 +31,32 @@ describe('POST /v1/run', () => {
     expect(JSON.stringify(body.events)).not.toContain('"value"');
   });
 
+  it("stats carry the run's budgets, in the JSON body and in SSE's result event, and the content stays the model's text", async () => {
+    running = await startServer();
+    const code = `console.log('counting');\nconst files = await Promise.all([tools.glob({ pattern: '*' }), tools.glob({ pattern: '*.md' })]);\nreturn files.length;`;
+    const body = await json(post(`${running.url}/v1/run`, { code, callId: 'budget-json' }));
+    expect(body.value.result).toBe(2);
+    expect(body.stats).toMatchObject({
+      wallMs: expect.any(Number),
+      calls: 2,
+      maxCalls: expect.any(Number),
+      logBytes: 'counting\n'.length,
+      maxLogBytes: expect.any(Number),
+      resultBytes: 1,
+      maxResultBytes: expect.any(Number),
+      heapPeakBytes: expect.any(Number),
+      heapLimitBytes: expect.any(Number),
+    });
+    expect(body.stats.heapPeakBytes).toBeLessThanOrEqual(body.stats.heapLimitBytes);
+    expect(body.stats.nestedCalls).toEqual([1, 2].map((n) => ({ callId: `budget-json:ptc:${n}`, name: 'glob', isError: false, startMs: expect.any(Number), queuedMs: expect.any(Number), executeMs: expect.any(Number), bytes: expect.any(Number) })));
+    expect(body.content).toEqual([{ type: 'text', text: 'counting\n2' }]);
+
+    const events = await readSse(await post(`${running.url}/v1/run`, { code, callId: 'budget-sse' }, { accept: 'text/event-stream' }));
+    const result = events.at(-1)!;
+    expect(result.event).toBe('result');
+    expect(result.data).toMatchObject({ stats: { calls: 2, logBytes: 'counting\n'.length, nestedCalls: [{ callId: 'budget-sse:ptc:1' }, { callId: 'budget-sse:ptc:2' }] } });
+  });
+
   it('?events=summary (the default) gives ids, names, isError and times; full the content too; none nothing', async () => {
     running = await startServer();
     const code = `await tools.write({ file_path: 'b.txt', content: 'secret text' });\nreturn (await tools.read({ file_path: 'b.txt' })).lines[0].text;`;

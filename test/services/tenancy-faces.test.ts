@@ -97,7 +97,7 @@ describe('/mcp with two tenants', () => {
     const acme = await connect(ACME);
     try {
       const result = await runCode(acme.client, 'await tools.glob({ pattern: "*" }); return "acme";');
-      expect(result.structuredContent).toEqual({ logs: [], result: 'acme' });
+      expect(result.structuredContent).toMatchObject({ logs: [], result: 'acme' });
       const id = acme.transport.sessionId!;
 
       const foreign = await rawMcp(id, GLOBEX, { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} });
@@ -153,7 +153,7 @@ describe('/mcp with two tenants', () => {
       sessions.push(another);
 
       gate.open();
-      for (const run of [globexRun, acmeRun, thirdRun]) expect((await run).structuredContent).toEqual({ logs: [], result: 'through' });
+      for (const run of [globexRun, acmeRun, thirdRun]) expect((await run).structuredContent).toMatchObject({ logs: [], result: 'through' });
     } finally {
       gate.open();
       await Promise.allSettled(sessions.map((session) => session.client.close()));

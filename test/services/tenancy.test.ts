@@ -39,6 +39,7 @@ describe('tenancy', () => {
       ['s', 'same:ptc:1', 'same', 'same'],
       ['s', 'same', undefined, undefined],
     ]);
+    expect(acme.stats.nestedCalls.map((call: { callId: string }) => call.callId)).toEqual(['same:ptc:1']);
 
     const read = async (token: string) => (await json(fetch(`${running.url}/v1/sessions/s/events`, { headers: as(token) }))).events;
     const acmeEvents = await read(ACME);
