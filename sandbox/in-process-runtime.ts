@@ -13,8 +13,8 @@
  * its own in parallel. Tools still run here: the threads relay the calls.
  */
 import { availableParallelism } from 'node:os';
-import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
-import { runInIsolate, type RunControl } from './isolate-run.ts';
+import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
+import { runInIsolate, type CallReply, type IsolateRunRequest, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SessionIsolates } from './session-isolates.ts';
@@ -133,7 +133,12 @@ const WARM_UP_PROGRAM = 'return 1;';
 const WARM_UP_LIMITS = { timeoutMs: 5_000, maxLogBytes: 1024, maxResultBytes: 1024, maxArgBytes: 1024 };
 const NEVER = new AbortController().signal;
 
-export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
+/** A {@link SandboxRuntime} whose runs' calls may answer with text already made (a sandbox child's do). */
+export interface InProcessRuntime extends SandboxRuntime {
+  run(request: IsolateRunRequest): Promise<SandboxRunOutcome>;
+}
+
+export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): InProcessRuntime {
   const poolMemoryMiB = options.warmPoolMemoryMiB ?? 128;
   const offThread = options.prepareOffThread ?? true;
   const pool = createWarmPool(options.warmPoolSize ?? 2, poolMemoryMiB, offThread);
@@ -247,7 +252,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     if (!active) drain();
   };
 
-  const counted = (request: SandboxRunRequest, activity: Activity, onStart: () => void): SandboxRunRequest => {
+  const counted = (request: IsolateRunRequest, activity: Activity, onStart: () => void): IsolateRunRequest => {
     let inFlight = 0;
     return {
       ...request,
@@ -256,11 +261,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         request.onStart?.();
       },
       // Not async (a microtask hop less per nested call); never throws, like the callTool it wraps.
-      callTool: (name, argsJson, onValueChunk, readsJson) => {
+      callTool: (name, argsJson, readsJson) => {
         if (inFlight++ === 0) setActive(activity, false);
-        let pending: Promise<SandboxCallOutcome>;
+        let pending: Promise<CallReply>;
         try {
-          pending = request.callTool(name, argsJson, onValueChunk, readsJson);
+          pending = request.callTool(name, argsJson, readsJson);
         } catch (error) {
           pending = Promise.reject(error);
         }
@@ -282,7 +287,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     };
   };
 
-  const runOnce = async (request: SandboxRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
+  const runOnce = async (request: IsolateRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
     // A burst is many runs not started yet, or runs waiting for admission: admitted one at a time as
     // others reach their first tool call, a burst's runs would each find the others gone.
     if (unstarted > BURST_MIN_UNSTARTED || queue.size > 0) {
@@ -323,7 +328,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     return outcome;
   };
 
-  const start = (request: SandboxRunRequest): Promise<SandboxRunOutcome> => {
+  const start = (request: IsolateRunRequest): Promise<SandboxRunOutcome> => {
     const ticket = budget.admit();
     const activity: Activity = { active: true, ended: false };
     activeRuns++;

@@ -8,15 +8,15 @@
  */
 import ivm from 'isolated-vm';
 import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
-import type { ValueChunkSink } from '../src/value-chunks.ts';
+import { sendInSlices } from './crossing/value-slices.ts';
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
 
 /** What the host answers to the guest; set per run, before the program starts. */
 interface Bindings {
-  /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`, see GuestApi.chunk). */
-  call(name: string, argsJson: string, onValueChunk: ValueChunkSink, readsJson: string | undefined): Promise<string>;
+  /** `sendSlice`: where the value may go a slice at a time before the reply (`C<count>`, see GuestApi.chunk). */
+  call(name: string, argsJson: string, readsJson: string | undefined, sendSlice: (json: string) => void): Promise<string>;
   log(level: string, text: string): void;
   timer(id: number, ms: number): Promise<string>;
   clearTimer(id: number): void;
@@ -159,17 +159,15 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
     let pushRef: ivm.Reference<unknown> | undefined;
     let chunkRef: ivm.Reference<unknown> | undefined;
     /**
-     * Hands the guest the next slice of call `n`'s value while the host copies the rest (a big
-     * array, see src/value-chunks.ts), with its shape (`ChunkShape` in src/json.ts: where its
-     * elements hold containers, so that the guest freezes them without looking into each): a task
-     * of the isolate's own, which runs as soon as the guest is idle (awaiting), while this thread
-     * goes on. The call's reply, `C<count>`, may overtake the slices: the guest settles the call
-     * when the last has come.
+     * Hands the guest the next slice of call `n`'s value while the host makes the rest's text (a
+     * big array, see crossing/value-slices.ts): a task of the isolate's own, which runs as soon as
+     * the guest is idle (awaiting), while this thread goes on. The call's reply, `C<count>`, may
+     * overtake the slices: the guest settles the call when the last has come.
      */
-    const pushChunk = (n: number, json: string, shape: string): void => {
+    const pushChunk = (n: number, json: string): void => {
       bindings?.touch();
       try {
-        chunkRef?.applyIgnored(undefined, [n, json, shape]);
+        chunkRef?.applyIgnored(undefined, [n, json]);
       } catch {
         // the isolate is gone: nothing waits for this value any more
       }
@@ -286,7 +284,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
         running++;
         const name = batch.slice(colon + 1, nameEnd);
         if (sync) syncCalls.set(n, name);
-        call(name, batch.slice(colon2 + 1, argsEnd), (json, shape) => pushChunk(n, json, shape), reads).then(
+        call(name, batch.slice(colon2 + 1, argsEnd), reads, (json) => pushChunk(n, json)).then(
           (text) => reply(n, text),
           () => reply(n, 'F'),
         );
@@ -515,10 +513,21 @@ export interface RunControl {
 }
 
 /**
+ * A nested call's outcome as the crossing takes it: the contract's, or a value already made JSON
+ * text elsewhere (a sandbox process's parent sends it so).
+ */
+export type CallReply = SandboxCallOutcome | { ok: true; valueJson: string };
+
+/** {@link SandboxRunRequest}, whose calls may answer with text already made ({@link CallReply}). */
+export interface IsolateRunRequest extends Omit<SandboxRunRequest, 'callTool'> {
+  callTool(name: string, argsJson: string, readsJson?: string): Promise<CallReply>;
+}
+
+/**
  * Runs one program (already stripped by `stripProgram`) in `prepared`, which
  * is disposed before this resolves. Never rejects.
  */
-export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest, control?: RunControl): Promise<SandboxRunOutcome> {
+export async function runInIsolate(prepared: PreparedIsolate, js: string, request: IsolateRunRequest, control?: RunControl): Promise<SandboxRunOutcome> {
   const filename = request.filename ?? DEFAULT_FILENAME;
   const { limits, signal } = request;
   const logs: string[] = [];
@@ -550,12 +559,12 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     settleForced?.();
   };
 
-  const encodeOutcome = (outcome: SandboxCallOutcome): string => {
+  const encodeOutcome = (outcome: CallReply, sendSlice: (json: string) => void): string => {
     if (outcome.ok) {
-      if (typeof outcome.chunks === 'number' && outcome.chunks > 0) {
-        return outcome.chunkedPath === undefined ? `C${outcome.chunks}` : `C${outcome.chunks}\n${JSON.stringify(outcome.chunkedPath)}\n${outcome.valueJson}`;
-      }
-      return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
+      if ('valueJson' in outcome) return `V\n${outcome.valueJson}`;
+      const sliced = sendInSlices(outcome.value, sendSlice);
+      if (sliced === undefined) return `V\n${JSON.stringify(outcome.value)}`;
+      return sliced.path.length === 0 ? `C${sliced.count}` : `C${sliced.count}\n${JSON.stringify(sliced.path)}\n${sliced.frameJson}`;
     }
     if ('fatal' in outcome) {
       force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
@@ -575,15 +584,15 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     sharedReplies: shared,
     slowTool: (name) => control?.onSlowTool?.(name),
     // Not async: each await is a microtask hop on every nested call.
-    call: (name, argsJson, onValueChunk, readsJson) => {
+    call: (name, argsJson, readsJson, sendSlice) => {
       if (forced !== undefined) return Promise.resolve('F');
       let pending;
       try {
-        pending = request.callTool(name, argsJson, onValueChunk, readsJson);
+        pending = request.callTool(name, argsJson, readsJson);
       } catch {
         return Promise.resolve(HOST_FAILED);
       }
-      return pending.then(encodeOutcome, () => HOST_FAILED);
+      return pending.then((outcome) => encodeOutcome(outcome, sendSlice), () => HOST_FAILED);
     },
     log: (level, text) => {
       touched();
@@ -700,7 +709,7 @@ async function execute(
   prepared: PreparedIsolate,
   js: string,
   filename: string,
-  request: SandboxRunRequest,
+  request: IsolateRunRequest,
   shared: SharedArrayBuffer | undefined,
   control: RunControl | undefined,
   touched: () => void,

@@ -54,11 +54,9 @@ export interface GuestApi {
   /**
    * From the host: the next slice (JSON of an array of elements) of call `ordinal`'s value, whose
    * reply is `C<count>` (the value is the slices joined) or `C<count>\n<keys JSON>\n<object JSON>`
-   * (they make the member down those keys, in place of its null), and its shape: JSON of the keys
-   * at which every element holds a container of scalars (and no element holds one elsewhere), or
-   * '' (unknown).
+   * (they make the member down those keys, in place of its null).
    */
-  readonly chunk: (ordinal: number, json: string, shape: string) => void;
+  readonly chunk: (ordinal: number, json: string) => void;
   /** After the run: '1' when this context can no longer run anything by itself (see isolate reuse). */
   readonly reusable: () => string;
 }
@@ -97,7 +95,6 @@ export function installGuest(
   const objectProto = Object.prototype;
   const arrayProto = Array.prototype;
   const arrayPush = Array.prototype.push;
-  const arrayForEach = Array.prototype.forEach;
   const objectToString = Object.prototype.toString;
   const captureStackTrace = Error.captureStackTrace;
   const refApply = submitRef.apply;
@@ -389,24 +386,6 @@ export function installGuest(
     return value;
   });
 
-  // A slice of a big value whose shape the host sent (src/json.ts, ChunkShape): its elements
-  // frozen by the built-in, then the containers at the shape's keys, with no look into the rest
-  // (about a third of deepFreeze's time for rows of one shape). False, having frozen nothing,
-  // when the shape is not a list of keys or the slice not an array: deepFreeze then does it.
-  // Named like deepFreeze, and for the same reason (sandbox/guest-tiering.ts).
-  const freezeByShape = (function ptcGuestFreezeByShape(slice: unknown, keys: unknown): boolean {
-    if (!isArray(slice) || !isArray(keys)) return false;
-    const items = slice as unknown[];
-    const names = keys as unknown[];
-    for (let k = 0; k < names.length; k++) if (typeof names[k] !== 'string') return false;
-    reflectApply(arrayForEach, items, [freeze]);
-    for (let k = 0; k < names.length; k++) {
-      const name = names[k] as string;
-      for (let i = 0; i < items.length; i++) freeze((items[i] as Record<string, unknown>)[name]);
-    }
-    freeze(items);
-    return true;
-  });
   // ---- console ----
   const formatValue = ((value: unknown, depth: number, seen: object[]): string => {
     switch (typeof value) {
@@ -920,13 +899,12 @@ export function installGuest(
   // rest): by call ordinal, the slices come so far; and a call's reply (`C<count>`) that came first.
   const chunkSlices = setPrototypeOf([], null) as (unknown[] | undefined)[];
   const chunkReplies = setPrototypeOf([], null) as (string | undefined)[];
-  const chunk = (function chunk(ordinalArg: number, json: string, shape: string): void {
+  const chunk = (function chunk(ordinalArg: number, json: string): void {
     const ordinalOf = +ordinalArg;
     if (waiting[ordinalOf] === undefined) return;
     let slice: unknown;
     try {
-      slice = jsonParse(StringCtor(json));
-      if (shape === '' || !freezeByShape(slice, jsonParse(StringCtor(shape)))) deepFreeze(slice);
+      slice = deepFreeze(jsonParse(StringCtor(json)));
     } catch {
       slice = undefined;
     }

@@ -85,7 +85,7 @@ export class RunJournalRecorder {
         const answer: SandboxCallOutcome =
           earlier.state === 'failed'
             ? { ok: false, error: { code: earlier.error?.code ?? 'TOOL_FAILED', message: earlier.error?.message ?? 'the tool failed', callId: call.callId } }
-            : { ok: true, valueJson: jsonTextOf(earlier.value ?? null) };
+            : { ok: true, value: earlier.value ?? null };
         return { seq, answer };
       }
       return { seq };

@@ -16,8 +16,7 @@
  * order, while the bodies themselves overlap.
  */
 import type { EventSink, NewToolEvent } from '../events.ts';
-import { jsonTextOf, type JsonValue } from '../json.ts';
-import { chunkedValueOf, requestValueChunks, type ValueChunkSink } from '../value-chunks.ts';
+import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { orderCommits } from '../commit-order.ts';
 import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
@@ -57,8 +56,6 @@ interface Pending {
   name: string;
   args: JsonValue;
   safe: boolean;
-  /** The sandbox takes the value a slice at a time (value-chunks.ts). */
-  onValueChunk: ValueChunkSink | undefined;
   resolve(outcome: SandboxCallOutcome): void;
   /** This call's dispatch (post-execute included) has settled. */
   done: boolean;
@@ -116,7 +113,7 @@ export class RunScheduler {
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
-  readonly callTool = (name: string, argsJson: string, onValueChunk?: ValueChunkSink, readsJson?: string): Promise<SandboxCallOutcome> => {
+  readonly callTool = (name: string, argsJson: string, readsJson?: string): Promise<SandboxCallOutcome> => {
     const o = this.#options;
     if (this.#closed) return Promise.resolve(aborted(name, ''));
     // Defence in depth: the guest already refuses an argument with more characters than the limit
@@ -144,7 +141,7 @@ export class RunScheduler {
       journaled = planned;
     }
     return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId, name, args, safe, onValueChunk, resolve, done: false, journaled });
+      this.#queue.push({ callId, name, args, safe, resolve, done: false, journaled });
       this.#pump();
     });
   };
@@ -311,7 +308,6 @@ export class RunScheduler {
     };
     // Assigned, not spread: a spread of a conditional object copies through the slow path on every call.
     if (o.agent !== undefined) request.agent = o.agent;
-    if (pending.onValueChunk !== undefined) requestValueChunks(request, pending.onValueChunk);
     this.#inFlight++;
     void o.registry
       .dispatch(request)
@@ -354,13 +350,8 @@ export class RunScheduler {
   }
 }
 
-function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pending): SandboxCallOutcome {
-  if (!result.isError) {
-    const chunked = chunkedValueOf(result.value, onValueChunk);
-    if (chunked === undefined) return { ok: true, valueJson: jsonTextOf(result.value) };
-    const { chunks, member } = chunked;
-    return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedPath: member.path };
-  }
+function toOutcome(result: ToolExecutionResult, { callId }: Pending): SandboxCallOutcome {
+  if (!result.isError) return { ok: true, value: result.value };
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }
 

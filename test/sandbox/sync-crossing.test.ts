@@ -10,6 +10,7 @@ import type { SandboxCallOutcome, SandboxRunRequest } from '../../src/sandbox-ru
 import { prepareIsolate, runInIsolate, type RunControl } from '../../sandbox/isolate-run.ts';
 import { stripProgram } from '../../sandbox/strip-types.ts';
 import { resultOf, testLimits } from './harness.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 const tools: Record<string, (i: number) => Promise<unknown>> = {
   now: async (i) => i,
@@ -28,7 +29,7 @@ async function run(code: string, options: RunControl, spin = false): Promise<unk
   const request: SandboxRunRequest = {
     code,
     toolNames: Object.keys(tools),
-    callTool: async (name, argsJson): Promise<SandboxCallOutcome> => ({ ok: true, valueJson: JSON.stringify(await tools[name]((JSON.parse(argsJson) as { i: number }).i)) }),
+    callTool: async (name, argsJson): Promise<SandboxCallOutcome> => ({ ok: true, value: (await tools[name]((JSON.parse(argsJson) as { i: number }).i)) as JsonValue }),
     limits: testLimits,
     signal: new AbortController().signal,
   };
