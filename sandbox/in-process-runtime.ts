@@ -14,7 +14,8 @@
  */
 import { availableParallelism } from 'node:os';
 import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
-import { runInIsolate, type CallReply, type IsolateRunRequest, type RunControl } from './isolate-run.ts';
+import type { CallReply } from './crossing/protocol.ts';
+import { runInIsolate, type IsolateRunRequest, type RunControl } from './isolate-run.ts';
 import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SessionIsolates } from './session-isolates.ts';
@@ -225,20 +226,6 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): I
       pool.refill();
     })().catch(() => undefined));
 
-  /**
-   * The spin switches of the runs crossing synchronously (RunControl.allowSpin). A guest spinning
-   * for its reply holds a core, so spinning is allowed only while fewer runs are in flight than
-   * cores: one core stays for this thread, which answers the calls.
-   */
-  const spinners = new Set<(allowed: boolean) => void>();
-  let spinAllowed = false;
-  const updateSpin = (): void => {
-    const allowed = active.size < cores;
-    if (allowed === spinAllowed) return;
-    spinAllowed = allowed;
-    for (const allowSpin of spinners) allowSpin(allowed);
-  };
-
   /** Whether a run may be computing: it is not while one of its tool calls is in flight. */
   interface Activity {
     active: boolean;
@@ -319,12 +306,6 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): I
     if (sessionId !== undefined) control.recycle = (ended) => void kept.offer(sessionId, ended);
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
-    const { allowSpin } = control;
-    if (allowSpin !== undefined) {
-      spinners.add(allowSpin);
-      allowSpin(spinAllowed);
-      void outcome.then(() => spinners.delete(allowSpin));
-    }
     return outcome;
   };
 
@@ -341,12 +322,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): I
     };
     const run = runOnce(counted(request, activity, onStart), ticket);
     active.add(run);
-    updateSpin();
     void run.finally(() => {
       onStart();
       active.delete(run);
-      updateSpin();
-      setActive(activity, false);
+        setActive(activity, false);
       activity.ended = true;
       budget.release(ticket);
       drain();

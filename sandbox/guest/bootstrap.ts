@@ -9,24 +9,17 @@
  *
  * Self-contained: no imports, no references to anything outside the function.
  *
- * Wire protocol (strings only):
- * - submit(batch): the stub calls made in one microtask turn, each as
- *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream order),
- *   or '' to wait for replies. Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
- *   `V\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
- *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host.
- *   A batch prefixed `S` is the synchronous crossing: sent fire-and-forget while the guest blocks
- *   in `Atomics.wait` on the shared memory start() was given; the host writes the replies ready
- *   within its turn there (maybe none; those that do not fit and later ones come the async way);
+ * The wire (message kinds, formats, the shared memory's layout) is defined in
+ * sandbox/crossing/protocol.ts and handed in at install (`wireJson`). Besides the
+ * submit and its replies, the host hands over:
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
- * - start(toolNames, config, program, sharedReplies?) resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`;
- * - push(replies), from the host, while an asynchronous submit waits: replies delivered ahead of its
- *   answer, in the same format (the answer then carries only what came after);
- * - reusable(), from the host once the run has ended: `1` if the program settled, left no call
- *   unsettled and scheduled no code for later, else `0`.
+ * and calls start(toolNames, config, program, sharedReplies?), push(replies), chunk(ordinal, json)
+ * and reusable() (see GuestApi).
  */
+
+import type { Wire } from '../crossing/protocol.ts';
 
 interface HostRef {
   apply(receiver: undefined, args: unknown[], options?: object): Promise<unknown>;
@@ -68,6 +61,7 @@ export function installGuest(
   clearTimerRef: HostRef,
   failRef: HostRef,
   namesJson: string,
+  wireJson: string,
 ): GuestApi {
   'use strict';
   // ---- captured built-ins (a program may replace the globals later) ----
@@ -120,6 +114,11 @@ export function installGuest(
   const refApplyOf = uncurryThis(refApply as (receiver: undefined, args: unknown[], options?: object) => Promise<unknown>);
   const refApplyIgnoredOf = uncurryThis(refApplyIgnored as (receiver: undefined, args: unknown[]) => void);
   const names = jsonParse(namesJson) as { reserved: string[]; removed: string[] };
+  const wire = jsonParse(wireJson) as Wire;
+  const { value: REPLY_VALUE, sliced: REPLY_SLICED, error: REPLY_ERROR } = wire.reply;
+  const { stateWord: STATE_WORD, lengthWord: LENGTH_WORD, waiting: WAITING, abandoned: ABANDONED, headerBytes: SHARED_HEADER_BYTES } = wire.shared;
+  const SYNC_PREFIX = wire.syncPrefix;
+  const RESULT = wire.result;
 
   const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
 
@@ -696,36 +695,26 @@ export function installGuest(
   const slowTools = create(null) as Record<string, true | undefined>;
   let batchRecords = setPrototypeOf([], null) as CallRecord[];
   let batchHasFast = false;
-  // The synchronous crossing's memory (the host's SharedReplies): [state, length, spin, unused] and the replies as UTF-16.
+  // The synchronous crossing's memory (wire.shared): its control words, then the replies as UTF-16.
   // Views are made with the captured constructors, never derived (`subarray` would ask the
   // program's species for a view of this memory).
   let sharedBuffer: SharedArrayBuffer | undefined;
   let sharedControl: Int32Array | undefined;
-  const WAITING = 1;
-  const ABANDONED = 3;
   const DECODE_CHUNK = 8192;
-  const SHARED_HEADER_BYTES = 16;
-  /** Loads of the state word before blocking, while the host allows spinning: a moment, once compiled. */
-  const SPIN_LOADS = 20_000;
   /** Replies the host wrote into shared memory, or undefined if it never answered. */
   const exchangeShared = ((buffer: SharedArrayBuffer, control: Int32Array, batch: string): string | undefined => {
     // The Atomics functions and Date.now ignore `this`: the captured ones are called directly.
-    atomicsStore(control, 0, WAITING);
-    hostSend(submitRef, [`S${batch}`]);
+    atomicsStore(control, STATE_WORD, WAITING);
+    hostSend(submitRef, [`${SYNC_PREFIX}${batch}`]);
     // A wake-up is no answer by itself: the host's notify for the previous crossing can land in this one's wait.
     const deadline = now() + (config.syncWaitMs as number);
-    // With a core to spare (the host sets word 2), spin first: being woken from Atomics.wait takes
-    // longer than an in-memory tool takes to answer, and a notify with nobody waiting costs the host nothing.
-    if (atomicsLoad(control, 2) === 1) {
-      for (let spin = 0; spin < SPIN_LOADS && atomicsLoad(control, 0) === WAITING; spin++);
-    }
-    while (atomicsLoad(control, 0) === WAITING) {
+    while (atomicsLoad(control, STATE_WORD) === WAITING) {
       const left = deadline - now();
-      if (left <= 0 || atomicsWait(control, 0, WAITING, left) === 'timed-out') {
-        if (atomicsCompareExchange(control, 0, WAITING, ABANDONED) === WAITING) return undefined;
+      if (left <= 0 || atomicsWait(control, STATE_WORD, WAITING, left) === 'timed-out') {
+        if (atomicsCompareExchange(control, STATE_WORD, WAITING, ABANDONED) === WAITING) return undefined;
       }
     }
-    const length = atomicsLoad(control, 1);
+    const length = atomicsLoad(control, LENGTH_WORD);
     let replies = '';
     for (let at = 0; at < length; at += DECODE_CHUNK) {
       const end = at + DECODE_CHUNK < length ? at + DECODE_CHUNK : length;
@@ -782,7 +771,7 @@ export function installGuest(
   });
   const settleCall = ((record: CallRecord, text: string): void => {
     record.settled = true;
-    if (record.site === undefined && text[0] !== 'V' && text[0] !== 'C') {
+    if (record.site === undefined && text[0] !== REPLY_VALUE && text[0] !== REPLY_SLICED) {
       // Crossing inside its stub, which captures the site and settles it (a value needs no site).
       record.deferred = text;
       return;
@@ -793,7 +782,7 @@ export function installGuest(
     const promise = record.promise as Promise<unknown>;
     const rejectIt = record.reject as (error: unknown) => void;
     record.site = record.promise = record.resolve = record.reject = undefined;
-    if (text[0] === 'V') {
+    if (text[0] === REPLY_VALUE) {
       let value: unknown;
       try {
         value = jsonParse(stringSlice(text, stringIndexOf(text, '\n') + 1));
@@ -801,7 +790,7 @@ export function installGuest(
         return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
       }
       resolve(deepFreeze(value));
-    } else if (text[0] === 'C') {
+    } else if (text[0] === REPLY_SLICED) {
       // The slices joined in order; each one's elements were frozen as it came. Built without a
       // prototype, so that no index setter a program put on Array.prototype sees the elements.
       const slices = record.slices as unknown[];
@@ -855,7 +844,7 @@ export function installGuest(
         member = freeze(holder);
       }
       resolve(member);
-    } else if (text[0] === 'E') {
+    } else if (text[0] === REPLY_ERROR) {
       let e: { code: string; message: string; callId: string };
       try {
         e = jsonParse(stringSlice(text, 1)) as { code: string; message: string; callId: string };
@@ -879,7 +868,7 @@ export function installGuest(
       const record = waiting[ordinalOf];
       if (record === undefined) continue;
       const slices = chunkSlices[ordinalOf];
-      if (text[0] === 'C') {
+      if (text[0] === REPLY_SLICED) {
         // A value sent in slices: settled once the last has come (a push may come after this reply).
         if ((slices === undefined ? 0 : slices.length) < parseIntCtor(stringSlice(text, 1), 10)) {
           chunkReplies[ordinalOf] = text;
@@ -980,18 +969,18 @@ export function installGuest(
   defineProperty(PromiseCtor.prototype, 'then', { value: promiseThen, writable: false, enumerable: false, configurable: false });
 
   const encodeResult = ((value: unknown): string => {
-    if (value === undefined) return 'U';
+    if (value === undefined) return RESULT.none;
     let text: string;
     try {
       text = toJsonText(value, 'result');
     } catch (error) {
       const v = error as Violation;
-      return `Ithe returned value is not lossless JSON: ${v.path} ${v.message}`;
+      return `${RESULT.invalid}the returned value is not lossless JSON: ${v.path} ${v.message}`;
     }
     if (text.length > config.maxResultBytes) {
-      return `Othe returned value is ${text.length} characters of JSON, over the ${config.maxResultBytes}-byte limit: return less (summarise, or page through the data)`;
+      return `${RESULT.tooLarge}the returned value is ${text.length} characters of JSON, over the ${config.maxResultBytes}-byte limit: return less (summarise, or page through the data)`;
     }
-    return `R${text}`;
+    return `${RESULT.value}${text}`;
   });
 
   // The functions every run uses are parenthesised: V8 compiles them with the bootstrap, so they
@@ -1006,7 +995,7 @@ export function installGuest(
     if (config.reads !== undefined) recordReads(config.reads);
     if (sharedReplies !== undefined) {
       sharedBuffer = sharedReplies;
-      sharedControl = new Int32ArrayCtor(sharedReplies, 0, 3);
+      sharedControl = new Int32ArrayCtor(sharedReplies, 0, SHARED_HEADER_BYTES >> 2);
       const slow = config.slowTools;
       if (slow !== undefined) for (let i = 0; i < slow.length; i++) slowTools[slow[i]] = true;
     }
@@ -1020,7 +1009,7 @@ export function installGuest(
     } catch (error) {
       returned = true;
       noteForgotten();
-      reply = `E${jsonStringify(describeThrown(error))}`;
+      reply = `${RESULT.thrown}${jsonStringify(describeThrown(error))}`;
     }
     return `${logsSent}|${reply}`;
   });

@@ -3,7 +3,7 @@
  * Program values stay JSON text end to end; the channel carries strings.
  */
 import type { SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
-import type { CallReply } from '../isolate-run.ts';
+import type { CallReply } from '../crossing/protocol.ts';
 import type { InProcessRuntimeOptions } from '../in-process-runtime.ts';
 
 /**

@@ -5,7 +5,8 @@
  * can no longer be trusted to end its runs.
  */
 import type { SandboxFailure, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
-import type { CallReply, IsolateRunRequest } from '../isolate-run.ts';
+import type { CallReply } from '../crossing/protocol.ts';
+import type { IsolateRunRequest } from '../isolate-run.ts';
 import { MiB } from '../memory-budget.ts';
 import { activeRunsPerChild, childBudgetMiB, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { isChildMessage, Outbox, toWire, unbatch, type ChildBudgetReport, type ChildMessage, type ParentMessage, type WireCallOutcome } from './protocol.ts';
