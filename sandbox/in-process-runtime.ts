@@ -21,6 +21,7 @@ import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SessionIsolates } from './session-isolates.ts';
 import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
+import { BURST_MIN_UNSTARTED, SYNC_RUNS_PER_CORE } from './tuning.ts';
 import { resolveOptions } from './process/options.ts';
 import { Supervisor } from './process/supervisor.ts';
 import { DEFAULT_QUEUE, WaitQueue } from './wait-queue.ts';
@@ -115,19 +116,9 @@ export interface InProcessRuntimeOptions {
 /** The default `burstThreads` on a machine with more cores than this. */
 const MAX_DEFAULT_BURST_THREADS = 8;
 
-/**
- * Runs admitted and not yet started beyond which a starting run goes to a burst thread. A run
- * there pays a thread crossing on each of its tool calls, which costs a workload of many calls
- * per run more than the isolate set-ups it would wait behind here (bench/RESULTS.md). Past this
- * many, a run would wait behind enough isolate set-ups here that the thread is quicker.
- */
-const BURST_MIN_UNSTARTED = 16;
-
 const DEFAULT_SESSION_ISOLATES = 16;
 const DEFAULT_SESSION_ISOLATE_IDLE_MS = 30_000;
 
-/** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
-const SYNC_RUNS_PER_CORE = 4;
 
 /** The program `ready()` runs once, outside admission; see warmUp. */
 const WARM_UP_PROGRAM = 'return 1;';

@@ -14,7 +14,7 @@ import { encodeReply, HOST_FAILED, REPLY, RESULT, WIRE, type CallReply } from '.
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
-import { RECYCLE_MAX_HEAP_BYTES, RECYCLE_MAX_HEAP_SHARE, RECYCLE_PROBE_MS, SYNC_WAIT_MS } from './tuning.ts';
+import { GUEST, RECYCLE_MAX_HEAP_BYTES, RECYCLE_MAX_HEAP_SHARE, RECYCLE_PROBE_MS, SYNC_WAIT_MS } from './tuning.ts';
 
 /** A never-used context with the bootstrap evaluated, in its isolate. Use once with {@link runInIsolate}. */
 export interface PreparedIsolate {
@@ -101,7 +101,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
 }
 
 const INSTALL_NAMES = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-const WIRE_JSON = JSON.stringify(WIRE);
+const WIRE_JSON = JSON.stringify({ ...WIRE, tuning: GUEST });
 
 // V8's code cache of the bootstrap, made by the first isolate of this process: later isolates
 // deserialise the compiled functions instead of compiling them (the bootstrap is ours, never a program's).

@@ -50,3 +50,35 @@ export const RECYCLE_PROBE_MS = 250;
  */
 export const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
 export const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
+
+// ---- which calls cross synchronously ----
+
+/** Runs in flight per core up to which a run takes the synchronous crossing: past it host turns grow long, and a waiting guest holds an isolated-vm thread. */
+export const SYNC_RUNS_PER_CORE = 4;
+/** How long a tool judged slow is remembered across runs, ms: longer spares more runs a missed turn, shorter tries a tool that became fast again sooner. */
+export const SLOW_TOOL_MEMORY_MS = 1_000;
+/** Most tools remembered slow at once: bounds the list every run starts with. */
+export const SLOW_TOOL_MAX_NAMES = 256;
+
+/** What the guest is tuned by, handed to it at install with the wire. */
+export const GUEST = {
+  /** Calls in one batch past which it goes at once: the host learns of a call-limit breach while a flood is still being made. */
+  maxBatch: 256,
+  /** Calls in one batch up to which it may cross synchronously: a blocked guest cannot hand over a fan-out's next batch. */
+  syncMaxCalls: 16,
+  /** Call sites captured per turn of the program: each costs a little; a fan-out's later calls share the last one. */
+  sitesPerTurn: 16,
+  /** Timers pending at once: each holds a host timer and promise, memory the isolate's heap limit does not count. */
+  maxPendingTimers: 10_000,
+} as const;
+
+// ---- runtimes and pools ----
+
+/** Runs admitted and not yet started past which a run goes to a burst thread: one there pays a thread crossing per call, one here waits behind the isolate set-ups. */
+export const BURST_MIN_UNSTARTED = 16;
+/** How many times its size the warm pool may grow under a burst: more isolates ready, more memory held. */
+export const WARM_POOL_GROWTH_LIMIT = 16;
+/** How long a grown warm pool waits before shrinking back, ms: longer serves the next burst, shorter frees memory sooner. */
+export const WARM_POOL_SHRINK_AFTER_MS = 5_000;
+/** How many times a child's computing-run cap the parent admits to it: more keeps children busy, fewer leaves runs free to go to another child. */
+export const CHILD_ADMIT_AHEAD = 4;

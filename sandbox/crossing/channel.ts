@@ -18,7 +18,7 @@
  */
 import type ivm from 'isolated-vm';
 import { PUSH_CHARS, SHARED_REPLY_BYTES } from '../tuning.ts';
-import { fittingReplies, isSyncSubmit, readCalls, replyEntry, REPLY, SHARED } from './protocol.ts';
+import { fittingReplies, isSyncSubmit, readCalls, replyEntry, REPLY, SHARED, slowEntry } from './protocol.ts';
 
 /** What the host answers to the guest; set per run, before the program starts. */
 export interface Bindings {
@@ -167,7 +167,7 @@ export class Channel {
       // meanwhile): it comes the asynchronous way, one crossing late; later calls of the tool go
       // that way from the start.
       const shared = this.#shared;
-      if (name !== undefined && shared !== undefined && (text.length >= shared.capacity || text.startsWith(REPLY.sliced))) this.#bindings?.slowTool(name);
+      if (name !== undefined && shared !== undefined && (text.length >= shared.capacity || text.startsWith(REPLY.sliced))) this.#markSlow(name);
     }
     this.#outbox += replyEntry(n, text);
     if (this.#state === 'idle' || this.#state === 'detached') return;
@@ -241,10 +241,16 @@ export class Channel {
   readonly #endTurn = (): void => {
     this.#turnEnd = undefined;
     if (this.#state !== 'blocked') return;
-    for (const name of this.#blockedCalls.values()) this.#bindings?.slowTool(name);
+    for (const name of this.#blockedCalls.values()) this.#markSlow(name);
     this.#blockedCalls.clear();
     this.#answer();
   };
+
+  /** The one judgement of a slow tool: the runtime remembers it for later runs, and the guest is told with the replies. */
+  #markSlow(name: string): void {
+    this.#bindings?.slowTool(name);
+    this.#outbox += slowEntry(name);
+  }
 
   /** Writes what fits of `batch` for the blocked guest and wakes it; the rest, or all if it gave up waiting, stays for its next submit. */
   #writeShared(batch: string): void {

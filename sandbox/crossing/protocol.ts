@@ -3,7 +3,7 @@
  * isolate-run.ts) say to each other across the isolate boundary, and the memory of the
  * synchronous crossing. Strings only: a host→isolate copy of a string is the cheapest there is.
  * Defined here once; the guest, which may import nothing at run time, is handed {@link WIRE} as
- * an install argument.
+ * an install argument, with its tuning (sandbox/tuning.ts, GUEST).
  *
  * - The guest's submit: the calls made in one microtask turn, each
  *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream
@@ -11,11 +11,14 @@
  *   made before the next call. '' asks for replies only. Prefixed {@link WIRE}.syncPrefix, it is
  *   the synchronous crossing: sent fire-and-forget while the guest blocks on the shared memory.
  * - The host's replies, answering a submit (its promise, or the shared memory) or pushed unasked:
- *   each `<ordinal> <reply length> <reply>`, the reply starting with a {@link REPLY} kind.
+ *   each `<ordinal> <reply length> <reply>`, the reply starting with a {@link REPLY} kind. An
+ *   entry of ordinal {@link WIRE}.slowOrdinal names a tool the host judged slow instead: the guest
+ *   sends its later calls asynchronously.
  * - A run's end: `<log lines sent>|` and a {@link RESULT} kind with its text.
  */
 import type { JsonValue } from '../../src/json.ts';
 import type { SandboxCallOutcome } from '../../src/sandbox-runtime.ts';
+import type { GUEST } from '../tuning.ts';
 import { sendInSlices } from './value-slices.ts';
 
 /** The first character of a call's reply. */
@@ -60,8 +63,8 @@ export const SHARED = {
 } as const;
 
 /** Everything of the wire the guest needs, handed to it at install. */
-export const WIRE = { reply: REPLY, result: RESULT, syncPrefix: 'S', shared: SHARED } as const;
-export type Wire = typeof WIRE;
+export const WIRE = { reply: REPLY, result: RESULT, syncPrefix: 'S', slowOrdinal: 0, shared: SHARED } as const;
+export type Wire = typeof WIRE & { tuning: typeof GUEST };
 
 /**
  * A nested call's outcome as the crossing takes it: the contract's, or a value already made JSON
@@ -91,6 +94,11 @@ function encodeValue(value: JsonValue, sendSlice: (json: string) => void): strin
 /** One reply entry of a batch. */
 export function replyEntry(ordinal: number, reply: string): string {
   return `${ordinal} ${reply.length} ${reply}`;
+}
+
+/** The entry telling the guest that `name` is slow (see SlowTools). */
+export function slowEntry(name: string): string {
+  return replyEntry(WIRE.slowOrdinal, name);
 }
 
 /** Characters of whole reply entries at the start of `batch` that fit in `capacity`. */

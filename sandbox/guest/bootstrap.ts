@@ -30,7 +30,7 @@ interface GuestConfig {
   maxLogBytes: number;
   maxResultBytes: number;
   maxArgBytes: number;
-  /** Tools whose calls cross asynchronously from the start (they recently missed the host's turn). */
+  /** Tools whose calls cross asynchronously from the start (the host judged them slow). */
   slowTools?: string[];
   /** Longest wait for the host's answer in a synchronous crossing, ms. */
   syncWaitMs?: number;
@@ -118,7 +118,9 @@ export function installGuest(
   const { value: REPLY_VALUE, sliced: REPLY_SLICED, error: REPLY_ERROR } = wire.reply;
   const { stateWord: STATE_WORD, lengthWord: LENGTH_WORD, waiting: WAITING, abandoned: ABANDONED, headerBytes: SHARED_HEADER_BYTES } = wire.shared;
   const SYNC_PREFIX = wire.syncPrefix;
+  const SLOW_ORDINAL = wire.slowOrdinal;
   const RESULT = wire.result;
+  const { maxBatch: MAX_BATCH, syncMaxCalls: SYNC_MAX_CALLS, sitesPerTurn: SITES_PER_TURN, maxPendingTimers: MAX_PENDING_TIMERS } = wire.tuning;
 
   const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
 
@@ -475,8 +477,6 @@ export function installGuest(
     hostSend(failRef, [jsonStringify(describeThrown(error))]);
   };
   const timersSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
-  /** Each pending timer holds a host timer and promise: a flood would grow the host, not the isolate heap. */
-  const MAX_PENDING_TIMERS = 10_000;
   const setTimeoutImpl = function (fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function: strings are not evaluated');
     if ((reflectApply(timersSize, timers, []) as number) >= MAX_PENDING_TIMERS) {
@@ -642,7 +642,7 @@ export function installGuest(
       const entry = recordedReads === undefined ? `${name.length}:${name}${argsJson.length}:${argsJson}` : `${readsEntry()}${name.length}:${name}${argsJson.length}:${argsJson}`;
       if (now) {
         crossedInTurn = true;
-        exchange(entry, [record]);
+        exchange(entry, true);
         if (!record.settled || record.deferred !== undefined) {
           record.site = siteHere();
           const deferred = record.deferred;
@@ -652,7 +652,6 @@ export function installGuest(
         return promise;
       }
       outbox += entry;
-      batchRecords[batched] = record;
       if (slowTools[name] !== true) batchHasFast = true;
       // A bounded batch goes at once: the host learns of a call-limit breach while a flood is still being made.
       if (++batched >= MAX_BATCH) flushCalls();
@@ -669,19 +668,12 @@ export function installGuest(
   /** Calls awaiting their reply, by ordinal; no prototype, so no inherited setter sees a store. */
   const waiting = setPrototypeOf([], null) as (CallRecord | undefined)[];
   let waitingCount = 0;
-  const MAX_BATCH = 256;
-  /** Calls in one batch up to which it may cross synchronously. */
-  const SYNC_MAX_CALLS = 16;
   let outbox = '';
   let batched = 0;
   let flushQueued = false;
   /** A call crossed inside its stub since the program last yielded (see the stub). */
   let crossedInTurn = false;
-  /**
-   * Call sites captured since the program last yielded, and the latest. Capturing one costs a few
-   * microseconds: a fan-out of 1,000 calls spent about a quarter of its time on them.
-   */
-  const SITES_PER_TURN = 16;
+  /** Call sites captured since the program last yielded (at most SITES_PER_TURN), and the latest. */
   let sitesInTurn = 0;
   let turnSite: { stack?: unknown } | undefined;
   const newTurn = ((): void => {
@@ -691,9 +683,8 @@ export function installGuest(
   });
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
-  /** Tools whose latest synchronously submitted call outlived the host's turn (I/O): their calls go the async way. */
+  /** Tools the host judged slow (wire.slowOrdinal): their calls go the async way. */
   const slowTools = create(null) as Record<string, true | undefined>;
-  let batchRecords = setPrototypeOf([], null) as CallRecord[];
   let batchHasFast = false;
   // The synchronous crossing's memory (wire.shared): its control words, then the replies as UTF-16.
   // Views are made with the captured constructors, never derived (`subarray` would ask the
@@ -722,23 +713,17 @@ export function installGuest(
     }
     return replies;
   });
-  const exchange = (function exchange(batch: string, submitted?: CallRecord[]): void {
+  const exchange = (function exchange(batch: string, sync: boolean): void {
     // Hybrid crossing: a tool answered within the host's turn (in-memory tools) comes back on
     // the same crossing, without the two thread hops of an async apply. The host bounds the wait
     // to one turn, so a slow tool holds no pool thread: its reply comes by the async path below.
     // Not once the program has returned: calls chained off unawaited ones would then run as one
     // microtask chain that never yields, and the run's end would wait for the call limit.
-    if (submitted !== undefined && sharedControl !== undefined && !returned) {
+    if (sync && sharedControl !== undefined && !returned) {
       const replies = exchangeShared(sharedBuffer as SharedArrayBuffer, sharedControl, batch);
       if (replies !== undefined) deliver(replies);
-      // A tool that missed the turn would cost an extra crossing per call: its later calls go async.
-      for (let i = 0; i < submitted.length; i++) {
-        const record = submitted[i];
-        if (!record.settled) slowTools[record.name] = true;
-        else if (slowTools[record.name] === true) slowTools[record.name] = undefined;
-      }
       // Replies still to come (slow tools, or more than the shared memory holds) come the async way.
-      if (exchanges === 0 && waitingCount > 0) exchange('');
+      if (exchanges === 0 && waitingCount > 0) exchange('', false);
       return;
     }
     exchanges++;
@@ -748,7 +733,7 @@ export function installGuest(
     exchanges--;
     deliver(batch as string);
     // Calls still running and no submit pending: ask for the next replies.
-    if (exchanges === 0 && waitingCount > 0) exchange('');
+    if (exchanges === 0 && waitingCount > 0) exchange('', false);
   });
   const onLost = (): void => {
     exchanges--;
@@ -757,12 +742,11 @@ export function installGuest(
     const batch = outbox;
     // A fan-out (Promise.all over many calls) goes the async way: blocked in a synchronous crossing,
     // the guest could not hand over its next batch while the host works through this one.
-    const submitted = batchHasFast && batched <= SYNC_MAX_CALLS ? batchRecords : undefined;
+    const sync = batchHasFast && batched <= SYNC_MAX_CALLS;
     outbox = '';
     batched = 0;
-    batchRecords = setPrototypeOf([], null) as CallRecord[];
     batchHasFast = false;
-    exchange(batch, submitted);
+    exchange(batch, sync);
   });
   const flushLater = (function flushLater(): void {
     flushQueued = false;
@@ -865,6 +849,10 @@ export function installGuest(
       const length = parseIntCtor(stringSlice(batch, space + 1, space2), 10);
       const text = stringSlice(batch, space2 + 1, space2 + 1 + length);
       at = space2 + 1 + length;
+      if (ordinalOf === SLOW_ORDINAL) {
+        slowTools[text] = true;
+        continue;
+      }
       const record = waiting[ordinalOf];
       if (record === undefined) continue;
       const slices = chunkSlices[ordinalOf];

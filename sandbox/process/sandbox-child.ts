@@ -8,6 +8,7 @@ import type { SandboxFailure, SandboxRunOutcome } from '../../src/sandbox-runtim
 import type { CallReply } from '../crossing/protocol.ts';
 import type { IsolateRunRequest } from '../isolate-run.ts';
 import { MiB } from '../memory-budget.ts';
+import { CHILD_ADMIT_AHEAD } from '../tuning.ts';
 import { activeRunsPerChild, childBudgetMiB, type ResolvedProcessRuntimeOptions } from './options.ts';
 import { isChildMessage, Outbox, toWire, unbatch, type ChildBudgetReport, type ChildMessage, type ParentMessage, type WireCallOutcome } from './protocol.ts';
 import { startChild, type ChildTransport } from './transport.ts';
@@ -37,8 +38,6 @@ interface InFlightRun {
 }
 
 let nextRunId = 1;
-/** How many times a child's computing-run cap the parent admits to it (the child queues the excess itself). */
-const ADMIT_AHEAD = 4;
 
 // The child hosts hostile programs: its figures are used only when they are plain numbers.
 function isReport(value: unknown): value is ChildBudgetReport {
@@ -169,7 +168,7 @@ export class SandboxChild {
     if (!memory) return 'memory';
     // A few times the child's own gate: the parent learns that a run waits one IPC hop late, so the child
     // keeps a few runs queued locally and starts each the moment another begins to wait.
-    if (this.activeRuns >= ADMIT_AHEAD * activeRunsPerChild(this.#options)) return 'compute';
+    if (this.activeRuns >= CHILD_ADMIT_AHEAD * activeRunsPerChild(this.#options)) return 'compute';
     return undefined;
   }
 
