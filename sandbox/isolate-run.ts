@@ -10,7 +10,6 @@ import ivm from 'isolated-vm';
 import type { SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest } from '../src/sandbox-runtime.ts';
 import { Channel, createSharedReplies, type Bindings } from './crossing/channel.ts';
 import { encodeReply, HOST_FAILED, REPLY, RESULT, WIRE, type CallReply } from './crossing/protocol.ts';
-
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
