@@ -12,10 +12,22 @@
 #
 # The container binds 0.0.0.0, so it refuses to start without PTC_TOKEN.
 
+# The OpenTelemetry packages are optional peers (tracing is off until OTEL_* names
+# an exporter), so npm ci leaves them out: they are installed explicitly, at the
+# versions package.json pins for the tests, with devDependencies dropped first so
+# that install adds nothing else.
 FROM node:24-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm pkg delete devDependencies \
+ && npm install --no-save --omit=dev --no-audit --no-fund \
+      @opentelemetry/api@1.10.0 \
+      @opentelemetry/sdk-trace@3.1.1 \
+      @opentelemetry/context-async-hooks@3.1.1 \
+      @opentelemetry/resources@3.1.1 \
+      @opentelemetry/exporter-trace-otlp-http@0.301.2 \
+ && npm cache clean --force
 
 # The playground page (served at /) is a browser bundle built by Vite from
 # dev dependencies; only its output goes into the image.

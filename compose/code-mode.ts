@@ -6,7 +6,7 @@
  */
 import { createCodeModeCore, type CodeMode, type CodeModeCoreOptions, type CodeModeKind } from '../src/code-mode/code-mode.ts';
 import { RUNTIME_KINDS, type RuntimeKind } from '../src/code-mode/choices.ts';
-import type { CodeModeLimits } from '../src/code-mode/limits.ts';
+import { DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits } from '../src/code-mode/limits.ts';
 import type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
 import type { TypingsService } from '../src/code-mode/typings-service.ts';
 import type { SandboxRuntime } from '../src/sandbox-runtime.ts';
@@ -26,7 +26,7 @@ export interface CodeModeOptions {
   registry: ToolRegistry;
   /**
    * Where programs run. Default `'in-process'` (isolates in this process, with
-   * a warm pool of 2). `'process'`: isolates in a supervised pool of child
+   * a warm pool). `'process'`: isolates in a supervised pool of child
    * processes (tune it with `pool`), so a V8 abort costs one run, never this
    * process. The runtime made here loads on the first run (or `ready()`) and
    * is closed by `close()`; a `SandboxRuntime` you pass stays yours to close.
@@ -34,9 +34,9 @@ export interface CodeModeOptions {
   runtime?: RuntimeKind | SandboxRuntime;
   /**
    * The sandbox pool: memory budget, queue and (for `'process'`) children and recycling; see the
-   * service's `pool` config. The in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`,
-   * `maxActiveRuns`, `queueLimit`, `queueTimeoutMs`, `burstThreads`, `sessionIsolates` and
-   * `sessionIsolateIdleMs` of it.
+   * service's `pool` config, and `DEFAULT_POOL` and `DEFAULT_PROCESS_POOL` for the defaults. The
+   * in-process runtime takes `memoryBudgetMiB`, `runReserveMiB`, `maxActiveRuns`, `queueLimit`,
+   * `queueTimeoutMs`, `burstThreads`, `sessionIsolates` and `sessionIsolateIdleMs` of it.
    */
   pool?: ProcessPoolOptions;
   /** The type-checker's worker threads and budgets (when `typecheck` is not `'off'`); see `TypecheckPoolOptions`. */
@@ -57,9 +57,9 @@ export interface CodeModeOptions {
   approvals?: CodeModeCoreOptions['approvals'];
   /** Where paused runs wait for a decision (default in memory); `createFileJournalStore(dir)` keeps them across restarts. */
   journal?: CodeModeCoreOptions['journal'];
-  /** How long a paused run waits for a decision, ms. Default 24 h. */
+  /** How long a paused run waits for a decision, ms. Default `DEFAULT_APPROVAL_TTL_MS`. */
   approvalTtlMs?: number;
-  /** How long a paused run's record is kept once it expired or its resumed run ended (it can be rolled back until then), ms. Default 30 days. */
+  /** How long a paused run's record is kept once it expired or its resumed run ended (it can be rolled back until then), ms. Default `DEFAULT_JOURNAL_RETENTION_MS`. */
   journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */
   now?(): number;
@@ -147,7 +147,7 @@ function createRuntime(choice: RuntimeKind, options: CodeModeOptions): LazyRunti
     throw new TypeError(`runtime must be ${RUNTIME_KINDS.map((kind) => `'${kind}'`).join(', ')} or a SandboxRuntime (got ${String(choice)})`);
   }
   // Pooled isolates get the configured heap, or every run would make its own.
-  const warmPoolMemoryMiB = options.limits?.memoryMiB ?? 128;
+  const warmPoolMemoryMiB = options.limits?.memoryMiB ?? DEFAULT_CODE_MODE_LIMITS.memoryMiB;
   const warm = options.warm === false ? { warmPoolSize: 0 } : {};
   if (choice === 'process') {
     return lazyRuntime('process', async () => {

@@ -51,6 +51,9 @@ export type {
 } from '../src/tool.ts';
 export { defineTool } from '../src/define-tool.ts';
 export type { ToolSpec } from '../src/define-tool.ts';
+// Tracing: the channels a tracer subscribes to, and what their messages carry (ptc-executor/otel makes spans of them).
+export { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL } from '../src/tracing.ts';
+export type { NestedCallMessage, NestedCallPhase, RunMessage, ToolSourceMessage, TraceContext, TypecheckMessage } from '../src/tracing.ts';
 export { createToolRegistry } from '../src/registry.ts';
 export type { ToolRegistryOptions, SpillOptions } from '../src/registry.ts';
 export type {
@@ -101,7 +104,7 @@ export type { CodeModeOptions, ComposedCodeMode, ProcessPoolOptions } from '../c
 export type { CodeMode, CodeModeKind, CodeModeTool, CodeModeToolCall, CodeModeToolResult, DecideCall } from '../src/code-mode/code-mode.ts';
 
 // Durable runs: approvals, journals and their stores.
-export { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
+export { DEFAULT_APPROVAL_TTL_MS, DEFAULT_JOURNAL_RETENTION_MS } from '../src/code-mode/code-mode.ts';
 export type { ApprovalRule } from '../src/code-mode/approval-rules.ts';
 export type { DurableRunStatus, PausedRun, PausedValue, RollbackReport } from '../src/code-mode/durable-runs.ts';
 export { JournalCorruptError } from '../src/code-mode/journal-store.ts';
@@ -112,6 +115,7 @@ export type { FileJournalStoreOptions } from '../src/code-mode/file-journal-stor
 export { createInPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export type { InPlaceApprovalRequest, InPlaceApprover, InPlaceApprovers } from '../src/code-mode/in-place-approval.ts';
 export { DEFAULT_CODE_MODE_LIMITS } from '../src/code-mode/limits.ts';
+export { DEFAULT_POOL, DEFAULT_PROCESS_POOL } from '../src/code-mode/pool-defaults.ts';
 export type { CodeModeLimits } from '../src/code-mode/limits.ts';
 export type { TypecheckMode } from '../src/code-mode/run-code-tool.ts';
 export type { TypingsService, TypecheckDiagnostic } from '../src/code-mode/typings-service.ts';

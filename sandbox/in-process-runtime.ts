@@ -13,10 +13,12 @@
  * its own in parallel. Tools still run here: the threads relay the calls.
  */
 import { availableParallelism } from 'node:os';
+import { DEFAULT_POOL } from '../src/code-mode/pool-defaults.ts';
 import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
 import type { CallReply } from './crossing/protocol.ts';
 import { runInIsolate, type IsolateRunRequest, type RunControl } from './isolate-run.ts';
-import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, MemoryBudget, MiB, defaultMemoryBudgetMiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
+import { MemoryBudget, MiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
+import { resolveAdmission, type AdmissionOptions, type IsolateReuseOptions } from './pool-options.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SessionIsolates } from './session-isolates.ts';
 import { SlowTools } from './slow-tools.ts';
@@ -24,38 +26,11 @@ import { stripProgram } from './strip-types.ts';
 import { BURST_MIN_UNSTARTED, SYNC_RUNS_PER_CORE } from './tuning.ts';
 import { resolveOptions } from './process/options.ts';
 import { Supervisor } from './process/supervisor.ts';
-import { DEFAULT_QUEUE, WaitQueue } from './wait-queue.ts';
+import { WaitQueue } from './wait-queue.ts';
 import { createWarmPool } from './warm-pool.ts';
 
-export interface InProcessRuntimeOptions {
-  /**
-   * Never-used isolates kept ready when idle. Default 2; 0 creates every
-   * isolate on the request path. Under a burst the pool follows demand, up to
-   * 16 times this (see warm-pool.ts).
-   */
-  warmPoolSize?: number;
-  /**
-   * Heap of the pooled isolates, MiB. Default 128. A run asking for another
-   * heap size gets a freshly made isolate (slower, same behaviour).
-   */
-  warmPoolMemoryMiB?: number;
-  /**
-   * Memory the runs of this runtime may hold together, MiB. Default: half
-   * the memory available when the runtime is created, at most half the
-   * machine's (or cgroup's) total, at least 256. A run is admitted while its
-   * reservation fits; when runs outgrow it, the one that grew most fails
-   * `memory`.
-   */
-  memoryBudgetMiB?: number;
-  /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
-  runReserveMiB?: number;
-  /**
-   * Runs admitted while they may be computing: a run counts until it awaits
-   * a nested call, and again once the call has answered. Default 16 per core
-   * (`os.availableParallelism()`). Waiting runs cost no CPU; this bounds how
-   * many share the cores at once.
-   */
-  maxActiveRuns?: number;
+/** The runtime's options; `DEFAULT_POOL` holds the defaults of those it shares with the process runtime. */
+export interface InProcessRuntimeOptions extends AdmissionOptions, IsolateReuseOptions {
   /**
    * Worker threads that take the runs of a burst (a run that arrives while
    * more than 16 admitted runs have not started yet, or while runs queue): each
@@ -63,14 +38,9 @@ export interface InProcessRuntimeOptions {
    * on this thread. Started by the first burst or by `ready()`, kept until
    * `close()`; each holds memory (its modules, the type stripper, its
    * own warm pool). Default one per core (`os.availableParallelism()`), at
-   * most 8: more add little preparation rate, and idle threads
-   * cost memory. 0: every run is prepared on this thread.
+   * most `DEFAULT_POOL.maxBurstThreads`. 0: every run is prepared on this thread.
    */
   burstThreads?: number;
-  /** Runs allowed to wait for headroom (default in `DEFAULT_QUEUE`); a run arriving when it is full fails `busy` at once; 0 never waits. */
-  queueLimit?: number;
-  /** How long the wait queue may stand still, ms (default in `DEFAULT_QUEUE`); past it a run that waited that long fails `busy`. */
-  queueTimeoutMs?: number;
   /**
    * `queueTimeoutMs` counts from each run's arrival alone, not from the
    * queue's last start. Default false. The process runtime's children use it:
@@ -97,27 +67,7 @@ export interface InProcessRuntimeOptions {
    * is the limit, prepare on their own thread. Default true.
    */
   prepareOffThread?: boolean;
-  /**
-   * Isolates kept for the next run of the same session, all sessions together. A run that ended
-   * cleanly (its program settled, no tool call in flight, nothing scheduled for later by a
-   * `FinalizationRegistry` or `Atomics.waitAsync`, heap in use under 1/16 of its limit and
-   * 8 MiB) leaves its isolate with a fresh context in it; the session's next run skips the
-   * isolate's constructor and disposal (100 sequential calls, 8 runs at once: 1.3 to 1.7 times
-   * the runs/s). Runs of different
-   * sessions never share an isolate, and only runs whose caller named a session keep one:
-   * run_code called without a `sessionId` (session `default`, every such caller's) always gets a
-   * fresh isolate. Default 16; 0 disposes every isolate after its run.
-   */
-  sessionIsolates?: number;
-  /** How long a kept isolate waits for its session's next run, ms. Default 30,000. */
-  sessionIsolateIdleMs?: number;
 }
-
-/** The default `burstThreads` on a machine with more cores than this. */
-const MAX_DEFAULT_BURST_THREADS = 8;
-
-const DEFAULT_SESSION_ISOLATES = 16;
-const DEFAULT_SESSION_ISOLATE_IDLE_MS = 30_000;
 
 
 /** The program `ready()` runs once, outside admission; see warmUp. */
@@ -131,33 +81,31 @@ export interface InProcessRuntime extends SandboxRuntime {
 }
 
 export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): InProcessRuntime {
-  const poolMemoryMiB = options.warmPoolMemoryMiB ?? 128;
+  const poolMemoryMiB = options.warmPoolMemoryMiB ?? DEFAULT_POOL.warmPoolMemoryMiB;
   const offThread = options.prepareOffThread ?? true;
-  const pool = createWarmPool(options.warmPoolSize ?? 2, poolMemoryMiB, offThread);
-  const keptLimit = Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_SESSION_ISOLATES));
+  const pool = createWarmPool(options.warmPoolSize ?? DEFAULT_POOL.warmPoolSize, poolMemoryMiB, offThread);
+  const keptLimit = Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_POOL.sessionIsolates));
   const kept = new SessionIsolates({
     limit: keptLimit,
-    idleMs: options.sessionIsolateIdleMs ?? DEFAULT_SESSION_ISOLATE_IDLE_MS,
+    idleMs: options.sessionIsolateIdleMs ?? DEFAULT_POOL.sessionIsolateIdleMs,
     offThread,
   });
   const slowTools = new SlowTools();
-  const budget = new MemoryBudget(
-    Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB()) * MiB,
-    Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB) * MiB,
-  );
+  // Read once: each call asks the kernel for the process's CPU affinity.
+  const cores = availableParallelism();
+  const admission = resolveAdmission(options, cores);
+  const budget = new MemoryBudget(admission.memoryBudgetMiB * MiB, admission.runReserveMiB * MiB);
   const queue = new WaitQueue<true>({
-    limit: Math.max(0, Math.floor(options.queueLimit ?? DEFAULT_QUEUE.queueLimit)),
-    timeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE.queueTimeoutMs,
+    limit: admission.queueLimit,
+    timeoutMs: admission.queueTimeoutMs,
     shortage: () => (activeRuns >= maxActive ? 'compute' : 'memory'),
     fromArrival: options.queueTimeoutFromArrival === true,
   });
-  // Read once: each call asks the kernel for the process's CPU affinity.
-  const cores = availableParallelism();
-  const maxActive = Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * cores));
+  const maxActive = admission.maxActiveRuns;
   const syncRunLimit = SYNC_RUNS_PER_CORE * cores;
   /** Runs admitted and not waiting on a nested call. */
   let activeRuns = 0;
-  const threadCount = Math.max(0, Math.floor(options.burstThreads ?? Math.min(cores, MAX_DEFAULT_BURST_THREADS)));
+  const threadCount = Math.max(0, Math.floor(options.burstThreads ?? Math.min(cores, DEFAULT_POOL.maxBurstThreads)));
   let threads: Supervisor | undefined;
   /** The burst threads, started on first use. */
   const burstThreads = (): Supervisor | undefined => {

@@ -3,9 +3,9 @@
  * CPU; what it holds is its isolate's memory. So each runtime admits runs
  * against a memory budget:
  *
- * - At admission a run reserves `reserveBytes` (by default a little
- *   more than an isolate parked in a tool call was measured to hold:
- *   bench/RESULTS.md).
+ * - At admission a run reserves `reserveBytes` (by default
+ *   `DEFAULT_POOL.runReserveMiB`, a little more than an isolate parked in a
+ *   tool call was measured to hold: bench/RESULTS.md).
  * - While it runs, its isolate is measured (isolated-vm's heap statistics:
  *   `total_physical_size` + `externally_allocated_size`, i.e. heap pages in
  *   RAM plus array buffers). Its charge is the larger of the two figures.
@@ -37,28 +37,19 @@ import type { SandboxFailure } from '../src/sandbox-runtime.ts';
 
 export const MiB = 1024 * 1024;
 
-/**
- * Default cap on runs that may be computing at once (not awaiting a nested
- * call), per core. Generous: it bounds floods of computing runs, while a
- * burst of runs that will wait on tools must not queue behind it (each run
- * counts until it reaches its first call; a low cap refused much of a burst
- * on a loaded machine: bench/RESULTS.md).
- */
-export const ACTIVE_RUNS_PER_CORE = 16;
-
-/** The default reservation of one run, MiB (see above). */
-export const DEFAULT_RUN_RESERVE_MIB = 2;
+/** The least memory budget the default gives, MiB. */
+export const MIN_DEFAULT_MEMORY_BUDGET_MIB = 256;
 
 /**
  * Half the memory this machine (or its cgroup) has available at start, and
- * at most half its total; never below 256 MiB. Read once, when a runtime is
+ * at most half its total; never below `MIN_DEFAULT_MEMORY_BUDGET_MIB`. Read once, when a runtime is
  * created: the runs' budget, the processes' own baseline comes on top.
  */
 export function defaultMemoryBudgetMiB(): number {
   const constrained = constrainedMemory();
   const total = constrained > 0 && constrained < os.totalmem() ? constrained : os.totalmem();
   const available = availableMemory();
-  return Math.max(256, Math.floor(Math.min(total / 2, available / 2) / MiB));
+  return Math.max(MIN_DEFAULT_MEMORY_BUDGET_MIB, Math.floor(Math.min(total / 2, available / 2) / MiB));
 }
 
 /**

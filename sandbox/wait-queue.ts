@@ -14,9 +14,6 @@
  */
 import type { BusyCause, SandboxFailure } from '../src/sandbox-runtime.ts';
 
-/** Both runtimes' queue defaults: runs allowed to wait, and how long the queue may stand still, ms. */
-export const DEFAULT_QUEUE = Object.freeze({ queueLimit: 1_000, queueTimeoutMs: 5_000 });
-
 export interface Waiter<Slot> {
   /** Called synchronously when a slot is handed over. */
   start(slot: Slot): void;

@@ -5,9 +5,10 @@
  * isolate is never returned to the pool.
  *
  * The pool follows demand: each `take` that finds it empty doubles its
- * target, up to 16 times `size` (a burst then finds isolates made between
- * its runs' ends); after 5 s without such a miss the target halves back
- * towards `size`, discarding the surplus (an idle isolate holds memory).
+ * target, up to `WARM_POOL_GROWTH_LIMIT` (sandbox/tuning.ts) times `size` (a burst then finds isolates made
+ * between its runs' ends); after `WARM_POOL_SHRINK_AFTER_MS` without such a miss the
+ * target halves back towards `size`, discarding the surplus (an idle isolate
+ * holds memory).
  */
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
 import { WARM_POOL_GROWTH_LIMIT, WARM_POOL_SHRINK_AFTER_MS } from './tuning.ts';
@@ -29,7 +30,6 @@ export interface WarmPool {
    */
   close(): Promise<void>;
 }
-
 
 /** `offThread`: how isolates are prepared, see prepareIsolate. */
 export function createWarmPool(size: number, memoryMiB: number, offThread = false): WarmPool {

@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createEventAgent } from '../src/event-agent.ts';
+import type { TraceContext } from '../src/tracing.ts';
 import type { ToolEvent } from '../src/events.ts';
 import { contextsOfEvents, type RunContext } from '../src/run-contexts.ts';
 import type { JsonValue } from '../src/json.ts';
@@ -67,6 +68,8 @@ export interface CallRequest {
   run: TrackedRun;
   /** Runs the call instead of dispatching `name` (a decision resuming a paused run). */
   dispatch?(signal: AbortSignal): Promise<ToolExecutionResult>;
+  /** The caller's trace context and tenant, for tracers (services/trace-context.ts). */
+  trace?: TraceContext;
 }
 
 export interface CallObserver {
@@ -112,7 +115,15 @@ export async function executeCall(deps: CallDeps, request: CallRequest, observer
     result =
       request.dispatch !== undefined
         ? await request.dispatch(run.signal)
-        : await registry.dispatch({ name: request.name, arguments: request.arguments, callId, sessionId, signal: run.signal, ...agentOf(registry) });
+        : await registry.dispatch({
+            name: request.name,
+            arguments: request.arguments,
+            callId,
+            sessionId,
+            signal: run.signal,
+            ...agentOf(registry),
+            ...(request.trace === undefined ? {} : { trace: request.trace }),
+          });
   } finally {
     unwatch?.();
     unwatchLogs?.();

@@ -8,14 +8,18 @@
 import * as z from 'zod/v4';
 import { CODE_MODE_KINDS, RUNTIME_KINDS, TYPECHECK_MODES } from '../src/code-mode/choices.ts';
 import type { McpServerConfig } from '../src/mcp/config.ts';
-import type { OpenApiSourceConfig } from '../src/openapi/config.ts';
-import { DEFAULT_CODE_MODE_LIMITS, MIN_MEMORY_MIB } from '../src/code-mode/limits.ts';
-import { DEFAULT_EVENT_CAPS } from '../src/event-sinks/event-caps.ts';
+import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from '../src/openapi/config.ts';
+import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
+import { CODE_MODE_LIMITS_SCHEMA, DEFAULT_CODE_MODE_LIMITS, type CodeModeLimits } from '../src/code-mode/limits.ts';
+import type { LimitRule } from '../src/schema/limit-rules.ts';
+import { MAX_TIMEOUT_MS as MAX_TIMER_MS } from '../src/definition-rules.ts';
+import { DEFAULT_EVENT_CAPS, EVENT_CAPS_SCHEMA, type EventCaps } from '../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../src/event-sinks/jsonl-sink.ts';
-import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
-import { DEFAULT_RUN_RESERVE_MIB } from '../sandbox/memory-budget.ts';
-import { DEFAULT_QUEUE } from '../sandbox/wait-queue.ts';
-import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../typings/typecheck-pool.ts';
+import { BUILTIN_TOOL_LIMITS_SCHEMA, DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS, type BuiltinToolLimits } from '../src/tools/limits.ts';
+import { MIN_DEFAULT_MEMORY_BUDGET_MIB } from '../sandbox/memory-budget.ts';
+import { DEFAULT_POOL } from '../src/code-mode/pool-defaults.ts';
+import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS, MAX_DEFAULT_TYPECHECK_THREADS } from '../typings/typecheck-pool.ts';
+import { DEFAULTS } from './config-defaults.ts';
 import { DEFAULT_RETENTION } from './retention.ts';
 
 export type { McpServerConfig } from '../src/mcp/config.ts';
@@ -34,49 +38,58 @@ const SIZES = [
 ] as const;
 
 /**
- * A description stating its default, read from the object that holds it (written once): `{default}`
- * becomes `Default <value>`, a size in bytes in whole KiB, MiB or GiB, any other number with
- * thousands separators (test/services/documented-defaults.test.ts holds the docs to the same values).
+ * A default as the descriptions state it, read from the object that holds it (written once): a
+ * string in backticks, a size in bytes in whole KiB, MiB or GiB, any other number with thousands
+ * separators (test/services/documented-defaults.test.ts holds docs/service.md to the same values).
  */
-function stateDefault(description: string, value: number, unit: 'bytes' | 'plain' = 'plain'): string {
+function shown(value: number | string, unit: 'bytes' | 'plain' = 'plain'): string {
+  if (typeof value === 'string') return `\`${value}\``;
   const size = unit === 'bytes' ? SIZES.find(([bytes]) => value % bytes === 0) : undefined;
-  return description.replace('{default}', `Default ${size === undefined ? value.toLocaleString('en-US') : `${value / size[0]} ${size[1]}`}`);
+  return size === undefined ? value.toLocaleString('en-US') : `${value / size[0]} ${size[1]}`;
 }
-/** The longest a Node timer can wait; a longer one would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
+/** `description` with its `{default}` as `Default <value>` (see {@link shown}). */
+function stateDefault(description: string, value: number | string, unit: 'bytes' | 'plain' = 'plain'): string {
+  return description.replace('{default}', `Default ${shown(value, unit)}`);
+}
+/** A limit as the file takes it: the rule its layer states for it (and checks again when it resolves its limits). */
+function fromRule(rule: LimitRule) {
+  const atLeast = z.int().min(rule.minimum);
+  return rule.maximum === undefined ? atLeast : atLeast.max(rule.maximum);
+}
+/** A code mode limit: its rule in `CODE_MODE_LIMITS_SCHEMA`, described with its default from `DEFAULT_CODE_MODE_LIMITS`. */
+function codeModeLimit(key: keyof CodeModeLimits, description: string, unit?: 'bytes') {
+  return fromRule(CODE_MODE_LIMITS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_CODE_MODE_LIMITS[key], unit));
+}
+/** An event cap: its rule in `EVENT_CAPS_SCHEMA`, described with its default from `DEFAULT_EVENT_CAPS`. */
+function eventCap(key: keyof EventCaps, description: string) {
+  return fromRule(EVENT_CAPS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_EVENT_CAPS[key], 'bytes'));
+}
+/** A built-in tools' limit: its rule in `BUILTIN_TOOL_LIMITS_SCHEMA`, described with its default from their `DEFAULT_LIMITS`. */
+function toolLimit(key: keyof BuiltinToolLimits, description: string, unit?: 'bytes') {
+  return fromRule(BUILTIN_TOOL_LIMITS_SCHEMA.properties[key]).describe(stateDefault(description, DEFAULT_TOOL_LIMITS[key], unit));
+}
 
 const limitsSchema = group('Sandbox limits; an unset field keeps the code mode default (`DEFAULT_CODE_MODE_LIMITS`).', {
-  timeoutMs: z
-    .int()
-    .min(1)
+  // The file has no maxTimeoutMs: the default one bounds timeoutMs.
+  timeoutMs: fromRule(CODE_MODE_LIMITS_SCHEMA.properties.timeoutMs)
     .max(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)
     .describe(
-      stateDefault(`Wall time per run incl. nested waits, ms. {default}; at most ${DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs.toLocaleString('en-US')}. Past it: \`timeout\`.`, DEFAULT_CODE_MODE_LIMITS.timeoutMs),
+      stateDefault(`Wall time per run incl. nested waits, ms. {default}; at most ${shown(DEFAULT_CODE_MODE_LIMITS.maxTimeoutMs)}. Past it: \`timeout\`.`, DEFAULT_CODE_MODE_LIMITS.timeoutMs),
     ),
-  memoryMiB: z.int().min(MIN_MEMORY_MIB).describe(stateDefault('Isolate heap, MiB. {default}. Past it: `memory`.', DEFAULT_CODE_MODE_LIMITS.memoryMiB)),
-  maxLogBytes: positiveInt().describe(stateDefault('Captured log bytes per run. {default}. Past it: a truncation marker, the rest dropped.', DEFAULT_CODE_MODE_LIMITS.maxLogBytes, 'bytes')),
-  maxResultBytes: positiveInt().describe(stateDefault("Bytes of a run's result JSON. {default}. Past it: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxResultBytes, 'bytes')),
-  maxArgBytes: positiveInt().describe(stateDefault("Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", DEFAULT_CODE_MODE_LIMITS.maxArgBytes, 'bytes')),
-  maxRenderedBytes: positiveInt().describe(
-    stateDefault("Bytes (UTF-8) of a run's result as rendered for the model. {default}. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.", DEFAULT_CODE_MODE_LIMITS.maxRenderedBytes, 'bytes'),
-  ),
-  maxEventContentBytes: positiveInt().describe(
-    stateDefault("Bytes of content one stored event keeps (a result's content, an injected context). {default}. Past it: cut, with a marker stating the original size.", DEFAULT_EVENT_CAPS.maxEventContentBytes, 'bytes'),
-  ),
-  maxRunEventBytes: positiveInt().describe(
-    stateDefault('Bytes of content the nested-call events of one run keep together. {default}. Past it later events keep their metadata and a marker instead of content.', DEFAULT_EVENT_CAPS.maxRunEventBytes, 'bytes'),
-  ),
-  maxEventArgumentBytes: positiveInt().describe(
-    stateDefault("Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. {default}. Past it: a marker with the full size and the start of the JSON.", DEFAULT_EVENT_CAPS.maxEventArgumentBytes, 'bytes'),
-  ),
+  memoryMiB: codeModeLimit('memoryMiB', 'Isolate heap, MiB. {default}. Past it: `memory`.'),
+  maxLogBytes: codeModeLimit('maxLogBytes', 'Captured log bytes per run. {default}. Past it: a truncation marker, the rest dropped.', 'bytes'),
+  maxResultBytes: codeModeLimit('maxResultBytes', "Bytes of a run's result JSON. {default}. Past it: `output-limit`.", 'bytes'),
+  maxArgBytes: codeModeLimit('maxArgBytes', "Bytes (UTF-8) of one nested call's argument JSON. {default}. Past it that call fails `INVALID_ARGS`.", 'bytes'),
+  maxRenderedBytes: codeModeLimit('maxRenderedBytes', "Bytes (UTF-8) of a run's result as rendered for the model. {default}. Past it pretty-printing stops and a truncation marker ends the text; the value is unchanged.", 'bytes'),
+  maxEventContentBytes: eventCap('maxEventContentBytes', "Bytes of content one stored event keeps (a result's content, an injected context). {default}. Past it: cut, with a marker stating the original size."),
+  maxRunEventBytes: eventCap('maxRunEventBytes', 'Bytes of content the nested-call events of one run keep together. {default}. Past it later events keep their metadata and a marker instead of content.'),
+  maxEventArgumentBytes: eventCap('maxEventArgumentBytes', "Bytes of a nested call's argument JSON its stored `tool/ptc-dispatch-start` keeps. {default}. Past it: a marker with the full size and the start of the JSON."),
   maxOpenSessionFiles: positiveInt().describe(
     stateDefault('Session log files the server holds open at once. {default}. Past it the least recently used idle one is closed (reopened on demand).', DEFAULT_MAX_OPEN_FILES),
   ),
-  maxCalls: positiveInt().describe(stateDefault('Nested calls per run. {default}. Past it: `call-limit`.', DEFAULT_CODE_MODE_LIMITS.maxCalls)),
-  maxParallelCalls: positiveInt().describe(stateDefault('Concurrency-safe nested calls in flight per run. {default}; more wait.', DEFAULT_CODE_MODE_LIMITS.maxParallelCalls)),
-  maxJournalValueBytes: positiveInt().describe(
-    stateDefault("Bytes (UTF-8) of one nested call's value a paused run's journal may keep. {default}. Past it the pause fails: `output-limit`.", DEFAULT_CODE_MODE_LIMITS.maxJournalValueBytes, 'bytes'),
-  ),
+  maxCalls: codeModeLimit('maxCalls', 'Nested calls per run. {default}. Past it: `call-limit`.'),
+  maxParallelCalls: codeModeLimit('maxParallelCalls', 'Concurrency-safe nested calls in flight per run. {default}; more wait.'),
+  maxJournalValueBytes: codeModeLimit('maxJournalValueBytes', "Bytes (UTF-8) of one nested call's value a paused run's journal may keep. {default}. Past it the pause fails: `output-limit`.", 'bytes'),
 });
 export type LimitsConfig = z.infer<typeof limitsSchema>;
 
@@ -86,17 +99,17 @@ export type LimitsConfig = z.infer<typeof limitsSchema>;
 const toolLimitsSchema = group(
   "Limits of the built-in workspace tools (read, write, edit, glob, grep); an unset field keeps its default. The tools' descriptions, and so the typings, state the values in force.",
   {
-    readPageLines: positiveInt().describe(stateDefault('read: lines returned per call. {default}.', DEFAULT_TOOL_LIMITS.readPageLines)),
-    maxLineChars: positiveInt().describe(stateDefault('read and grep: characters kept of one line. {default}.', DEFAULT_TOOL_LIMITS.maxLineChars)),
-    maxEditBytes: positiveInt().describe(stateDefault('write and edit: largest file, bytes, before or after the change. {default}.', DEFAULT_TOOL_LIMITS.maxEditBytes, 'bytes')),
-    maxGrepFileBytes: positiveInt().describe(stateDefault('grep: files larger than this, bytes, are skipped. {default}.', DEFAULT_TOOL_LIMITS.maxGrepFileBytes, 'bytes')),
-    maxResults: positiveInt().describe(stateDefault('glob and grep: items collected by one call. {default}.', DEFAULT_TOOL_LIMITS.maxResults)),
-    renderPageSize: positiveInt().describe(stateDefault('glob and grep: items shown in the render. {default}.', DEFAULT_TOOL_LIMITS.renderPageSize)),
-    maxPatternChars: positiveInt().describe(stateDefault('grep and glob: longest pattern, characters. {default}.', DEFAULT_TOOL_LIMITS.maxPatternChars)),
-    maxPatternDepth: positiveInt().describe(stateDefault('grep and glob: deepest nesting of groups, levels. {default}.', DEFAULT_TOOL_LIMITS.maxPatternDepth)),
-    searchTimeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe(stateDefault("grep and glob: time one call's search may run in its worker, ms. {default}.", DEFAULT_TOOL_LIMITS.searchTimeoutMs)),
-    searchWorkers: z.int().min(1).max(64).describe(stateDefault('grep and glob: worker threads doing the matching. {default}.', DEFAULT_TOOL_LIMITS.searchWorkers)),
-    searchWorkerHeapMiB: positiveInt().describe(stateDefault('grep and glob: heap of one search worker, MiB. {default}.', DEFAULT_TOOL_LIMITS.searchWorkerHeapMiB)),
+    readPageLines: toolLimit('readPageLines', 'read: lines returned per call. {default}.'),
+    maxLineChars: toolLimit('maxLineChars', 'read and grep: characters kept of one line. {default}.'),
+    maxEditBytes: toolLimit('maxEditBytes', 'write and edit: largest file, bytes, before or after the change. {default}.', 'bytes'),
+    maxGrepFileBytes: toolLimit('maxGrepFileBytes', 'grep: files larger than this, bytes, are skipped. {default}.', 'bytes'),
+    maxResults: toolLimit('maxResults', 'glob and grep: items collected by one call. {default}.'),
+    renderPageSize: toolLimit('renderPageSize', 'glob and grep: items shown in the render. {default}.'),
+    maxPatternChars: toolLimit('maxPatternChars', 'grep and glob: longest pattern, characters. {default}.'),
+    maxPatternDepth: toolLimit('maxPatternDepth', 'grep and glob: deepest nesting of groups, levels. {default}.'),
+    searchTimeoutMs: toolLimit('searchTimeoutMs', "grep and glob: time one call's search may run in its worker, ms. {default}."),
+    searchWorkers: toolLimit('searchWorkers', 'grep and glob: worker threads doing the matching. {default}.'),
+    searchWorkerHeapMiB: toolLimit('searchWorkerHeapMiB', 'grep and glob: heap of one search worker, MiB. {default}.'),
   },
 );
 export type ToolLimitsConfig = z.infer<typeof toolLimitsSchema>;
@@ -108,28 +121,31 @@ void toolLimitsMatch;
 const poolSchema = group("Sandbox admission (both runtimes) and the `process` runtime's child-process pool; an unset field keeps its default.", {
   children: positiveInt().describe('`process` runtime: child processes. Default: the CPU count.'),
   memoryBudgetMiB: positiveInt().describe(
-    'Memory the runs may hold together, MiB (split evenly over the children). Default: half the memory available at start, at most half the total, at least 256. Past it runs queue; runs that outgrow it lose the one that grew most (`memory`).',
+    `Memory the runs may hold together, MiB (split evenly over the children). Default: half the memory available at start, at most half the total, at least ${MIN_DEFAULT_MEMORY_BUDGET_MIB}. Past it runs queue; runs that outgrow it lose the one that grew most (\`memory\`).`,
   ),
-  runReserveMiB: z.number().gt(0).describe(stateDefault('What each run reserves at admission, before its isolate is measured, MiB. {default}.', DEFAULT_RUN_RESERVE_MIB)),
-  maxActiveRuns: positiveInt().describe('Runs computing at once (a run awaiting a tool call does not count). Default 16 per core; more wait in the queue.'),
+  runReserveMiB: z.number().gt(0).describe(stateDefault('What each run reserves at admission, before its isolate is measured, MiB. {default}.', DEFAULT_POOL.runReserveMiB)),
+  maxActiveRuns: positiveInt().describe(`Runs computing at once (a run awaiting a tool call does not count). Default ${DEFAULT_POOL.activeRunsPerCore} per core; more wait in the queue.`),
   runsPerChild: positiveInt().describe('`process` runtime: optional hard cap on runs per child on top of the budget. Default: none.'),
-  burstThreads: z.int().min(0).max(64).describe('`in-process` runtime: worker threads that prepare and run the runs of a burst (more than 16 runs waiting to start) in parallel (tools stay on the main thread). Default: the CPU count, at most 8; 0 prepares every run on the main thread.'),
+  burstThreads: z.int().min(0).max(64).describe(`\`in-process\` runtime: worker threads that prepare and run the runs of a burst (more than 16 runs waiting to start) in parallel (tools stay on the main thread). Default: the CPU count, at most ${DEFAULT_POOL.maxBurstThreads}; 0 prepares every run on the main thread.`),
   sessionIsolates: z
     .int()
     .min(0)
     .describe(
-      "Isolates kept for a session's next run (per child in the `process` runtime): a run that ended cleanly leaves its isolate, with a fresh context, to the next run of the same session, never to another session. Default 16; 0: a fresh isolate for every run.",
+      stateDefault(
+        "Isolates kept for a session's next run (per child in the `process` runtime): a run that ended cleanly leaves its isolate, with a fresh context, to the next run of the same session, never to another session. {default}; 0: a fresh isolate for every run.",
+        DEFAULT_POOL.sessionIsolates,
+      ),
     ),
-  sessionIsolateIdleMs: positiveInt().describe("How long a kept isolate waits for its session's next run, ms. Default 30,000."),
-  queueLimit: z.int().min(0).describe(stateDefault('Runs waiting for headroom. {default}; a run arriving when full fails `busy` (503).', DEFAULT_QUEUE.queueLimit)),
+  sessionIsolateIdleMs: positiveInt().describe(stateDefault("How long a kept isolate waits for its session's next run, ms. {default}.", DEFAULT_POOL.sessionIsolateIdleMs)),
+  queueLimit: z.int().min(0).describe(stateDefault('Runs waiting for headroom. {default}; a run arriving when full fails `busy` (503).', DEFAULT_POOL.queueLimit)),
   queueTimeoutMs: positiveInt().describe(
-    stateDefault('How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long (time the sandbox spends starting does not count). {default}.', DEFAULT_QUEUE.queueTimeoutMs),
+    stateDefault('How long the wait queue may stand still, ms: a run waits while runs keep starting from the queue, and fails `busy` (503) once none has started for this long and it has waited this long (time the sandbox spends starting does not count). {default}.', DEFAULT_POOL.queueTimeoutMs),
   ),
 });
 export type PoolConfig = z.infer<typeof poolSchema>;
 
 const typecheckerSchema = group("The type-checker's worker threads (when `typecheck` is `warn` or `enforce`); an unset field keeps its default.", {
-  threads: z.int().min(1).max(64).describe('Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to 4.'),
+  threads: z.int().min(1).max(64).describe(`Worker threads, each a warm checker (~60 MiB). Default: CPU count − 1, from 1 to ${MAX_DEFAULT_TYPECHECK_THREADS}.`),
   heapMiB: z.int().min(64).describe(stateDefault('Heap budget of each thread, MiB. {default}; past it the check fails and the thread is replaced.', DEFAULT_TYPECHECK_HEAP_MIB)),
   timeoutMs: z.int().min(1).max(600_000).describe(stateDefault("Longest one check may take, ms. {default}; it never outlasts the run's own `timeoutMs` either.", DEFAULT_TYPECHECK_TIMEOUT_MS)),
 });
@@ -154,9 +170,9 @@ const openApiSourceSchema = z
       .describe('Sent with every request (credentials: `{"Authorization": "Bearer ${env:GITHUB_TOKEN}"}`); `${env:NAME}` is read from the environment at start. Never shown to programs. Default {}.'),
     include: z.array(z.string().min(1)).describe('Only operations matching one of these globs (over the operationId, or `METHOD /path`). Default: all.'),
     exclude: z.array(z.string().min(1)).describe('Operations matching one of these globs are left out. Default: none.'),
-    timeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe('Deadline of one call, retries included, ms. Default 30,000; past it: `TOOL_TIMEOUT`.'),
-    maxResponseBytes: positiveInt().describe('Largest response body read, bytes. Default 10 MiB; a larger one fails the call.'),
-    retries: z.int().min(0).max(10).describe('Retries of a call answered 429 or 503, after its `Retry-After`, within `timeoutMs`. Default 2.'),
+    timeoutMs: z.int().min(1).max(MAX_TIMER_MS).describe(stateDefault('Deadline of one call, retries included, ms. {default}; past it: `TOOL_TIMEOUT`.', OPENAPI_DEFAULTS.timeoutMs)),
+    maxResponseBytes: positiveInt().describe(stateDefault('Largest response body read, bytes. {default}; a larger one fails the call.', OPENAPI_DEFAULTS.maxResponseBytes, 'bytes')),
+    retries: z.int().min(0).max(10).describe(stateDefault('Retries of a call answered 429 or 503, after its `Retry-After`, within `timeoutMs`. {default}.', OPENAPI_DEFAULTS.retries)),
     approvals: z
       .union([
         z.array(z.string().min(1)),
@@ -179,17 +195,17 @@ export type LogLevel = z.infer<typeof logLevelSchema>;
 /** The config file as written (every key optional; defaults, env and flags come later, in config.ts). */
 export const configFileSchema = group('ptc.config.json: the configuration of the ptc service. Precedence: defaults < this file < environment < flags.', {
   $schema: z.string().describe('The JSON Schema of this file, for editors; ignored.'),
-  workspace: z.string().min(1).describe('Root of the built-in workspace tools; created at start. Default `./workspace`.'),
-  dataDir: z.string().min(1).describe('Session logs and spill files. Default `./.ptc`.'),
-  host: z.string().min(1).describe('Default `127.0.0.1`. Any non-loopback host requires a token.'),
-  port: z.int().min(0).max(65535).describe('Default 7700; 0 picks a free port.'),
+  workspace: z.string().min(1).describe(stateDefault('Root of the built-in workspace tools; created at start. {default}.', DEFAULTS.workspace)),
+  dataDir: z.string().min(1).describe(stateDefault('Session logs and spill files. {default}.', DEFAULTS.dataDir)),
+  host: z.string().min(1).describe(stateDefault('{default}. Any non-loopback host requires a token.', DEFAULTS.host)),
+  port: z.int().min(0).max(65535).describe(`Default ${DEFAULTS.port}; 0 picks a free port.`),
   token: tokenSchema.describe(
     'Bearer token required on every route but `/healthz` and `/readyz`, at least 16 characters. Default: none (loopback only). One token is one tenant.',
   ),
-  runtime: z.enum(RUNTIME_KINDS).describe('Default `process` (isolates in child processes).'),
-  mode: z.enum(CODE_MODE_KINDS).describe('Default `code`: only `run_code` is directly callable.'),
+  runtime: z.enum(RUNTIME_KINDS).describe(stateDefault('{default} (isolates in child processes).', DEFAULTS.runtime)),
+  mode: z.enum(CODE_MODE_KINDS).describe(stateDefault('{default}: only `run_code` is directly callable.', DEFAULTS.mode)),
   typecheck: z.enum(TYPECHECK_MODES).describe(
-    'Type-check programs against the typings first: `warn` logs diagnostics, `enforce` fails the run (kind `typecheck`). Default `off`.',
+    stateDefault('Type-check programs against the typings first: `warn` logs diagnostics, `enforce` fails the run (kind `typecheck`). {default}.', DEFAULTS.typecheck),
   ),
   typechecker: typecheckerSchema,
   limits: limitsSchema,
@@ -223,34 +239,37 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
       'Extra host names accepted in `Host` and `Origin` (DNS-rebinding guard). Bound to loopback, `localhost`, `127.0.0.1` and `[::1]` are always accepted; bound elsewhere, an empty list accepts any `Host`. Default [].',
     ),
   receiveTimeoutMs: positiveInt().describe(
-    'Headers and body of a request must have arrived within this, ms (runs themselves may take longer). Default 30,000; past it the connection is dropped (408).',
+    stateDefault('Headers and body of a request must have arrived within this, ms (runs themselves may take longer). {default}; past it the connection is dropped (408).', DEFAULTS.receiveTimeoutMs),
   ),
-  maxConnections: positiveInt().describe('Open connections in total. Default 1,024; past it new ones are closed at once.'),
+  maxConnections: positiveInt().describe(stateDefault('Open connections in total. {default}; past it new ones are closed at once.', DEFAULTS.maxConnections)),
   maxConnectionsPerClient: positiveInt().describe(
-    "Open connections per client IP. Default 128 (fetch pools keep about 1.3 sockets per concurrent request: 48 looping clients held 63); past it that client's new ones are closed at once.",
+    stateDefault("Open connections per client IP. {default} (fetch pools keep more sockets than requests in flight); past it that client's new ones are closed at once.", DEFAULTS.maxConnectionsPerClient),
   ),
-  bodyLimit: positiveInt().describe('Largest request body, bytes. Default 1 MiB; past it: 413.'),
+  bodyLimit: positiveInt().describe(stateDefault('Largest request body, bytes. {default}; past it: 413.', DEFAULTS.bodyLimit, 'bytes')),
   writeStallMs: z
     .int()
     .min(1)
     .max(MAX_TIMER_MS)
-    .describe('A client that has taken none of the bytes sent to it for this long is disconnected, ms. Default 30,000.'),
+    .describe(stateDefault('A client that has taken none of the bytes sent to it for this long is disconnected, ms. {default}.', DEFAULTS.writeStallMs)),
   maxOutboundMiB: positiveInt().describe(
-    'Bytes sent to clients and not yet taken by them, all connections together, MiB. Default 256; past it new runs, event pages and follows get 503 `UNDER_PRESSURE`.',
+    stateDefault('Bytes sent to clients and not yet taken by them, all connections together, MiB. {default}; past it new runs, event pages and follows get 503 `UNDER_PRESSURE`.', DEFAULTS.maxOutboundMiB),
   ),
   maxConnectionOutboundMiB: positiveInt().describe(
-    "Bytes one connection may hold sent but not taken, MiB. Default 8; a stream past it (a run's live events) is disconnected. Large bodies and live follows wait for the client instead.",
+    stateDefault("Bytes one connection may hold sent but not taken, MiB. {default}; a stream past it (a run's live events) is disconnected. Large bodies and live follows wait for the client instead.", DEFAULTS.maxConnectionOutboundMiB),
   ),
-  rateLimit: group('Requests per client per window (ms). Default 6,000 per 60,000 ms; past it: 429 with Retry-After.', {
-    max: positiveInt(),
-    timeWindow: positiveInt(),
+  rateLimit: group(`Requests per client per window (ms). Default ${shown(DEFAULTS.rateLimit.max)} per ${shown(DEFAULTS.rateLimit.timeWindow)} ms; past it: 429 with Retry-After.`, {
+    max: positiveInt().describe(stateDefault('Requests per client per window. {default}.', DEFAULTS.rateLimit.max)),
+    timeWindow: positiveInt().describe(stateDefault('The window, ms. {default}.', DEFAULTS.rateLimit.timeWindow)),
   }),
-  maxConcurrentRunsPerClient: positiveInt().describe('Runs in flight per client. Default 32; past it: 429 with Retry-After.'),
+  maxConcurrentRunsPerClient: positiveInt().describe(stateDefault('Runs in flight per client. {default}; past it: 429 with Retry-After.', DEFAULTS.maxConcurrentRunsPerClient)),
   maxMcpSessionsPerTenant: positiveInt().describe(
-    "MCP sessions (`/mcp`) one tenant keeps open. Default 256; past it that tenant's least recently used session with no call in flight is closed, or, when every one has a call in flight, the new one is refused (503).",
+    stateDefault(
+      "MCP sessions (`/mcp`) one tenant keeps open. {default}; past it that tenant's least recently used session with no call in flight is closed, or, when every one has a call in flight, the new one is refused (503).",
+      DEFAULTS.maxMcpSessionsPerTenant,
+    ),
   ),
-  shutdownGraceMs: z.int().min(0).describe('On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. Default 10,000.'),
-  logLevel: logLevelSchema.describe('Default `info`. Code, arguments and values are never logged at info.'),
+  shutdownGraceMs: z.int().min(0).describe(stateDefault('On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. {default}.', DEFAULTS.shutdownGraceMs)),
+  logLevel: logLevelSchema.describe(stateDefault('{default}. Code, arguments and values are never logged at info.', DEFAULTS.logLevel)),
   // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
   mcpServers: z
     .record(z.string(), z.unknown())
@@ -261,13 +280,16 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
       'Tool modules: paths (relative to this file) or package specifiers whose `defineTool` definitions are registered (a default array, or named exports); TypeScript loads through type stripping. A module that fails to load or register stops the start. Default [].',
     ),
   openapi: z
-    .record(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*$/), openApiSourceSchema)
+    .record(z.string().regex(SOURCE_NAME), openApiSourceSchema)
     .describe('OpenAPI specs as tool sources: `{"name": {"spec", "baseUrl", "headers", …}}`; each operation becomes `<name>__<operationId>`. Default {}.'),
   typingsBudget: z
     .int()
     .min(0)
     .describe(
-      "The MCP face (`ptc mcp`, `/mcp`): run_code's description carries the whole typings while they fit this many characters; past it, `search_tools` is offered and the description says to search first. Default 16,000.",
+      stateDefault(
+        "The MCP face (`ptc mcp`, `/mcp`): run_code's description carries the whole typings while they fit this many characters; past it, `search_tools` is offered and the description says to search first. {default}.",
+        DEFAULTS.typingsBudget,
+      ),
     ),
   databaseUrl: z
     .string()
@@ -275,7 +297,7 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     .describe(
       'PostgreSQL connection string (`postgres://user:pass@host:5432/db`): session events, runs and heartbeats go to the database, shared by every replica. Default: none (JSONL files under `dataDir`).',
     ),
-  databasePoolSize: z.int().min(1).max(1000).describe("Connections in this replica's PostgreSQL pool (plus one held for LISTEN). Default 10."),
+  databasePoolSize: z.int().min(1).max(1000).describe(stateDefault("Connections in this replica's PostgreSQL pool (plus one held for LISTEN). {default}.", DEFAULTS.databasePoolSize)),
   approvals: z
     .array(
       z
@@ -291,7 +313,7 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
   approvalTtlMs: z
     .int()
     .min(1)
-    .describe('How long a paused run waits for a decision, ms. Default 86,400,000 (24 h); a later decision denies the call with reason `expired`.'),
+    .describe(stateDefault('How long a paused run waits for a decision, ms. {default}; a later decision denies the call with reason `expired`.', DEFAULT_APPROVAL_TTL_MS)),
 });
 
 /** The config file as written (before defaults, env and flags). */

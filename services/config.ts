@@ -8,15 +8,10 @@ import path from 'node:path';
 import type * as z from 'zod/v4';
 import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
-import {
-  CONFIG_FILE_JSON_SCHEMA,
-  configFileSchema,
-  type CodeModeKind,
-  type ConfigFile,
-  type LogLevel,
-  type PtcConfig,
-  type RuntimeKind,
-} from './config-schema.ts';
+import { DEFAULTS } from './config-defaults.ts';
+import { CONFIG_FILE_JSON_SCHEMA, configFileSchema, type ConfigFile, type PtcConfig } from './config-schema.ts';
+
+export { DEFAULTS } from './config-defaults.ts';
 
 export type { PtcConfig, TenantToken, ConfigFile, McpServerConfig, LimitsConfig, ToolLimitsConfig, RuntimeKind, CodeModeKind, LogLevel } from './config-schema.ts';
 
@@ -39,30 +34,6 @@ export interface ConfigFlags {
 }
 
 export const CONFIG_FILE_NAME = 'ptc.config.json';
-
-/** Every default, in one place (the CLI help prints these). */
-export const DEFAULTS = {
-  workspace: './workspace',
-  dataDir: './.ptc',
-  host: '127.0.0.1',
-  port: 7700,
-  runtime: 'process' as RuntimeKind,
-  mode: 'code' as CodeModeKind,
-  bodyLimit: 1024 * 1024,
-  rateLimit: { max: 6000, timeWindow: 60_000 },
-  maxConcurrentRunsPerClient: 32,
-  maxMcpSessionsPerTenant: 256,
-  shutdownGraceMs: 10_000,
-  receiveTimeoutMs: 30_000,
-  maxConnections: 1024,
-  maxConnectionsPerClient: 128,
-  writeStallMs: 30_000,
-  maxOutboundMiB: 256,
-  maxConnectionOutboundMiB: 8,
-  logLevel: 'info' as LogLevel,
-  typingsBudget: 16_000,
-  databasePoolSize: 10,
-} as const;
 
 /** The environment variable behind each flag. */
 export const ENV = {
@@ -133,7 +104,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     maxConnectionOutboundMiB: file.maxConnectionOutboundMiB ?? DEFAULTS.maxConnectionOutboundMiB,
     runtime: oneOf('runtime', pick('runtime'), choices.runtime.unwrap().options, problems) ?? file.runtime ?? DEFAULTS.runtime,
     mode: oneOf('mode', pick('mode'), choices.mode.unwrap().options, problems) ?? file.mode ?? DEFAULTS.mode,
-    typecheck: file.typecheck ?? 'off',
+    typecheck: file.typecheck ?? DEFAULTS.typecheck,
     typechecker: { ...file.typechecker },
     limits: { ...file.limits },
     toolLimits: { ...file.toolLimits },

@@ -46,6 +46,8 @@ import type { McpCatalog } from './mcp-catalog.ts';
 import type { PtcMetrics } from './metrics.ts';
 import type { RunTracker } from './run-tracker.ts';
 import type { TenantScope } from './tenancy.ts';
+import { incomingTrace } from './trace-context.ts';
+import type { TraceContext } from '../src/tracing.ts';
 
 export const SEARCH_TOOLS = 'search_tools';
 export const TYPINGS_URI = 'ptc://typings';
@@ -193,7 +195,7 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
   });
 
   async function callTool(
-    params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number } },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: string | number; traceparent?: unknown; tracestate?: unknown } },
     extra: { signal: AbortSignal; requestId: string | number; sendNotification(notification: ServerNotification): Promise<void> },
   ): Promise<CallToolResult> {
     const args = params.arguments ?? {};
@@ -202,7 +204,7 @@ export function createPtcMcpServer(options: PtcMcpServerOptions): PtcMcpServer {
     if (params.name === 'run_code') {
       // A client that can be asked is asked in place, on this request's stream.
       const ask = options.durable?.approvers !== undefined && canElicit(server) ? elicitingApprover(server, 'mcp client', extra.requestId) : undefined;
-      return runCode(options, args, extra.signal, progress, ask);
+      return runCode(options, args, extra.signal, progress, ask, incomingTrace(params._meta?.traceparent, params._meta?.tracestate, options.tenant?.name));
     }
     if (params.name === DECIDE_RUN && options.durable !== undefined) return decideRun(options, options.durable, args, extra.signal, progress);
     const { searchable } = await catalog.snapshot();
@@ -267,6 +269,7 @@ async function runCode(
   signal: AbortSignal,
   progress: Progress | undefined,
   ask: ReturnType<typeof elicitingApprover> | undefined,
+  trace: TraceContext | undefined,
 ): Promise<CallToolResult> {
   const callArgs: { [key: string]: JsonValue } = {
     ...(args as { [key: string]: JsonValue }),
@@ -275,7 +278,8 @@ async function runCode(
   const callId = randomUUID();
   const unregister = ask === undefined ? undefined : options.durable?.approvers?.register(storedCallId(options, callId), ask);
   try {
-    return await followRun(options, { kind: 'code', name: 'run_code', arguments: callArgs, sessionId: options.sessionId }, callId, signal, progress);
+    const call = { kind: 'code' as const, name: 'run_code', arguments: callArgs, sessionId: options.sessionId, ...(trace === undefined ? {} : { trace }) };
+    return await followRun(options, call, callId, signal, progress);
   } finally {
     unregister?.();
   }

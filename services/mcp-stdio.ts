@@ -12,6 +12,7 @@ import type { LogLevel, PtcConfig } from './config.ts';
 import { createCore } from './core.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
 import { createPtcMcpServer } from './mcp-server.ts';
+import { startServiceTracing } from './otel-sdk.ts';
 import { createRunTracker } from './run-tracker.ts';
 import { runStorageHooks } from './storage-admission.ts';
 import { scopeOf } from './tenancy.ts';
@@ -36,6 +37,7 @@ export function stderrLogger(level: LogLevel): McpLogger {
 /** Serves until stdin closes or a signal arrives; then finishes (or, past the grace period, cancels) runs and closes everything. */
 export async function serveMcpStdio(config: PtcConfig): Promise<void> {
   const logger = stderrLogger(config.logLevel);
+  const tracing = await startServiceTracing(process.env);
   const core = await createCore(config, { durable: true, logger });
   const runs = createRunTracker({ maxPerClient: config.maxConcurrentRunsPerClient });
   const catalog = createMcpCatalog({
@@ -77,6 +79,7 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
       catalog.close();
       await server.close().catch(() => undefined);
       await core.close();
+      await tracing?.shutdown();
     })();
     void closing.finally(finished);
     return closing;

@@ -21,6 +21,7 @@ import { openEventStream } from './sse.ts';
 import { outboundFull, type Outbound } from './outbound.ts';
 import { admitRunStorage } from './storage-admission.ts';
 import { clientKeyOf, tenantOf } from './tenancy.ts';
+import { incomingTrace } from './trace-context.ts';
 
 interface RunBody {
   code: string;
@@ -197,7 +198,16 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
       recorded = true;
     };
     const { dispatch } = input;
-    const call = { kind: input.kind, name: input.name, arguments: input.arguments, sessionId, run, ...(dispatch === undefined ? {} : { dispatch: (signal: AbortSignal) => dispatch(signal, record) }) };
+    const trace = incomingTrace(request.headers.traceparent, request.headers.tracestate, tenant.name);
+    const call = {
+      kind: input.kind,
+      name: input.name,
+      arguments: input.arguments,
+      sessionId,
+      run,
+      ...(dispatch === undefined ? {} : { dispatch: (signal: AbortSignal) => dispatch(signal, record) }),
+      ...(trace === undefined ? {} : { trace }),
+    };
     try {
       // After the close listener above: awaiting earlier would miss a client that leaves meanwhile.
       await admitRunStorage(options, sessionId, tenant, databaseCall);

@@ -23,6 +23,7 @@ import { ptcPlugin } from './plugin.ts';
 import { useStrictUtf8Json } from './utf8-json.ts';
 import { createRunTracker, type RunTracker } from './run-tracker.ts';
 import { createOutbound } from './outbound.ts';
+import { startServiceTracing, type ServiceTracing } from './otel-sdk.ts';
 import { createMemoryRunLedger, replicaName, type RunLedger } from './run-ledger.ts';
 
 const MiB = 1024 * 1024;
@@ -52,6 +53,8 @@ export interface ServerOptions {
   logStream?: NodeJS.WritableStream;
   /** Passed to the core (tests use an in-memory store). Default: durable JSONL sessions. */
   core?: CoreOptions;
+  /** Where the `OTEL_*` variables are read (services/otel-sdk.ts). Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export async function createServer(config: PtcConfig, options: ServerOptions = {}): Promise<PtcServer> {
@@ -94,11 +97,15 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?', 1)[0]}: see /docs/json`), request, reply),
   );
 
+  let tracing: ServiceTracing | undefined;
   let core: PtcCore;
   try {
+    // First: a run made once the server is up is traced, and a missing package fails the start.
+    tracing = await startServiceTracing(options.env ?? process.env);
     core = await createCore(config, { durable: true, logger: app.log, ...options.core });
   } catch (error) {
     await app.close();
+    await tracing?.shutdown();
     throw error;
   }
   const runs = createRunTracker({ maxPerClient: config.maxConcurrentRunsPerClient });
@@ -111,6 +118,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
   } catch (error) {
     await app.close();
     await core.close();
+    await tracing?.shutdown();
     throw error;
   }
 
@@ -146,6 +154,8 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
         await closed;
         clearTimeout(hard);
         await core.close();
+        // Last: the spans of everything above are exported before the provider stops.
+        await tracing?.shutdown();
       })();
       return closing;
     },

@@ -17,6 +17,7 @@ import { LossyJsonError, snapshotFrozenJson, type JsonObject, type JsonValue } f
 import { runPostExecute } from './post-execute.ts';
 import { bind, describeThrown, failure, isToken, newToken } from './results.ts';
 import { spillResult, type SpillOptions } from './spill.ts';
+import { nestedCallChannel, tracePhase, type TraceContext } from './tracing.ts';
 import type { AgentHandle, DispatchRequest, DispatchToken, ToolExec, ToolExecutionResult } from './tool.ts';
 
 /** What the pipeline needs from its registry. */
@@ -42,6 +43,7 @@ interface Ids {
   agent: AgentHandle | undefined;
   parent: DispatchToken | undefined;
   arguments: unknown;
+  trace: TraceContext | undefined;
 }
 
 export async function dispatch(env: DispatchEnv, request: DispatchRequest): Promise<ToolExecutionResult> {
@@ -94,9 +96,15 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
   }
 
   const call: Call = { entry, exec: buildExec(ids, args), outer };
+  // A nested call's phases go on the tracing channel only while someone listens.
+  const traced = !outer && nestedCallChannel.hasSubscribers;
   let result: ToolExecutionResult;
   if (ids.signal.aborted) {
     result = bind(abortedBefore(ids.name), call.exec.token);
+  } else if (traced) {
+    result = await tracePhase('execute', call.exec, () => runAroundDispatch(call, hooks.execute));
+    const held = commitHold(call.exec);
+    if (held !== undefined) await tracePhase('commit-hold', call.exec, () => held);
   } else {
     result = await runAroundDispatch(call, hooks.execute);
     const held = outer ? undefined : commitHold(call.exec);
@@ -105,7 +113,10 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
 
   let valueReplaced = false;
   if (hooks.postExecute.length > 0) {
-    const pending = runPostExecute(call, hooks.postExecute, result);
+    const before = result;
+    const pending = traced
+      ? tracePhase('post-execute', call.exec, async () => runPostExecute(call, hooks.postExecute, before))
+      : runPostExecute(call, hooks.postExecute, result);
     const outcome = pending instanceof Promise ? await pending : pending;
     result = outcome.result;
     valueReplaced = outcome.valueReplaced;
@@ -131,6 +142,7 @@ function buildExec(ids: Ids, args: JsonObject): ToolExec {
   if (ids.sessionNamed) exec.sessionNamed = true;
   if (ids.agent !== undefined) exec.agent = ids.agent;
   if (ids.parent !== undefined) exec.parent = ids.parent;
+  if (ids.trace !== undefined) exec.trace = ids.trace;
   return Object.freeze(exec);
 }
 
@@ -151,7 +163,7 @@ function admit(hooks: HookLists, name: string, nested: boolean): string | undefi
 function readRequest(request: DispatchRequest): Ids | string {
   try {
     if (typeof request !== 'object' || request === null) return 'dispatch needs a request object such as { name, arguments: {} }';
-    const { name, callId, rootCallId, sessionId, signal, agent, parent } = request;
+    const { name, callId, rootCallId, sessionId, signal, agent, parent, trace } = request;
     if (typeof name !== 'string') return 'request.name must be the tool name, a string';
     if (callId !== undefined && (typeof callId !== 'string' || callId === '')) return 'request.callId must be a non-empty string (or omitted)';
     if (rootCallId !== undefined && (typeof rootCallId !== 'string' || rootCallId === '')) {
@@ -163,6 +175,8 @@ function readRequest(request: DispatchRequest): Ids | string {
     if (signal !== undefined && !(signal instanceof AbortSignal)) return 'request.signal must be an AbortSignal (or omitted)';
     if (parent !== undefined && !isToken(parent)) return 'request.parent must be the enclosing call’s exec.token (or omitted)';
     if (agent !== undefined && !isAgent(agent)) return 'request.agent must be an object with an inject(context, origin) method (or omitted)';
+    const traceContext = trace === undefined ? undefined : readTrace(trace);
+    if (typeof traceContext === 'string') return traceContext;
     const id = callId ?? randomUUID();
     const root = rootCallId ?? id;
     const session = sessionId ?? 'default';
@@ -176,10 +190,24 @@ function readRequest(request: DispatchRequest): Ids | string {
       agent: agent === undefined ? undefined : bindAgent(agent, { sessionId: session, rootCallId: root, callId: id, name }),
       parent,
       arguments: request.arguments,
+      trace: traceContext,
     };
   } catch (error) {
     return `the dispatch request could not be read: ${describeThrown(error).message}`;
   }
+}
+
+/** A frozen copy of `request.trace` (its string fields only), or what is wrong with it. */
+function readTrace(trace: unknown): TraceContext | string {
+  if (typeof trace !== 'object' || trace === null) return 'request.trace must be an object such as { traceparent } (or omitted)';
+  const { traceparent, tracestate, tenant } = trace as Record<string, unknown>;
+  const copy: { -readonly [K in keyof TraceContext]: TraceContext[K] } = {};
+  for (const [key, value] of [['traceparent', traceparent], ['tracestate', tracestate], ['tenant', tenant]] as const) {
+    if (value === undefined) continue;
+    if (typeof value !== 'string') return `request.trace.${key} must be a string (or omitted)`;
+    copy[key] = value;
+  }
+  return Object.freeze(copy);
 }
 
 /**

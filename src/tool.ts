@@ -7,6 +7,7 @@ import type { ErrorCode, ErrorDetails } from './errors.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
 import type { FrozenJson, JsonObject, JsonValue } from './json.ts';
 import type { JsonSchemaNode } from './schema/types.ts';
+import type { TraceContext } from './tracing.ts';
 
 /** An opaque identity, unique per dispatch. Compare by reference. */
 export interface DispatchToken {
@@ -77,6 +78,8 @@ export interface ToolExec<Args = FrozenJson<JsonObject>> {
   readonly signal: AbortSignal;
   /** The enclosing call's token: set exactly when this call is nested (from run_code). */
   readonly parent?: DispatchToken;
+  /** The request's `trace`, when it gave one: for tracers only (src/tracing.ts). */
+  readonly trace?: TraceContext;
 }
 
 /** The exec an around-dispatch wrapper sees: `signal` may be replaced (never removed). */
@@ -277,6 +280,11 @@ export interface DispatchRequest {
   agent?: Agent;
   /** The enclosing dispatch's token; marks the call as nested. */
   parent?: DispatchToken;
+  /**
+   * Who asked, for tracers: the incoming W3C `traceparent`/`tracestate` and the tenant. It rides on
+   * the `ptc:run` channel's message (a tracer parents the run's span to it); nothing else reads it.
+   */
+  trace?: TraceContext;
 }
 
 /** What the registry knows of a registered tool beyond its schema. */

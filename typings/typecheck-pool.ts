@@ -36,16 +36,17 @@ import type { TypecheckerOptions } from './typecheck.ts';
 import type { CheckRequest, TypecheckWorkerData, WorkerMessage } from './typecheck-protocol.ts';
 
 export interface TypecheckPoolOptions extends TypecheckerOptions {
-  /** Worker threads, each a warm checker (~60 MiB). Default: one less than `os.availableParallelism()`, from 1 to 4. */
+  /** Worker threads, each a warm checker (~60 MiB). Default: one less than `os.availableParallelism()`, from 1 to `MAX_DEFAULT_TYPECHECK_THREADS`. */
   threads?: number;
   /**
    * Heap budget of each worker, MiB: a check whose worker's heap in use (garbage not yet
    * collected included) passes it fails `memory` and its worker is replaced. Polled every
-   * 100 ms while a check runs; V8's own limit for the worker is twice this. Default 512.
+   * `HEAP_POLL_MS` while a check runs; V8's own limit for the worker is twice this. Default
+   * `DEFAULT_TYPECHECK_HEAP_MIB`.
    */
   heapMiB?: number;
   /**
-   * Longest one check may run on a worker, ms. Default 10,000. The run's share of its own
+   * Longest one check may run on a worker, ms. Default `DEFAULT_TYPECHECK_TIMEOUT_MS`. The run's share of its own
    * `timeoutMs` bounds the whole wait too, waiting for a free or starting worker included.
    */
   timeoutMs?: number;
@@ -92,9 +93,12 @@ export const DEFAULT_TYPECHECK_TIMEOUT_MS = 10_000;
 /** How often a running check's heap is measured, ms. */
 const HEAP_POLL_MS = 100;
 
-/** One less than the cores (the event loop keeps one), at least 1 and at most 4: a warm check of a short program is quick. */
+/** The most checker threads the default starts: a warm check of a short program is quick. */
+export const MAX_DEFAULT_TYPECHECK_THREADS = 4;
+
+/** One less than the cores (the event loop keeps one), at least 1 and at most {@link MAX_DEFAULT_TYPECHECK_THREADS}. */
 export function defaultTypecheckThreads(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return Math.max(1, Math.min(MAX_DEFAULT_TYPECHECK_THREADS, availableParallelism() - 1));
 }
 
 // From source this file is typecheck-pool.ts and starts typecheck-worker.ts (Node strips its

@@ -1,95 +1,62 @@
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import type { TransportKind } from './transport.ts';
-import { ACTIVE_RUNS_PER_CORE, DEFAULT_RUN_RESERVE_MIB, defaultMemoryBudgetMiB } from '../memory-budget.ts';
-import { DEFAULT_QUEUE } from '../wait-queue.ts';
+import { DEFAULT_PROCESS_POOL } from '../../src/code-mode/pool-defaults.ts';
+import { resolveAdmission, type AdmissionOptions, type IsolateReuseOptions } from '../pool-options.ts';
 
-/** Options of the `process` runtime: isolates in a supervised pool of child processes. */
-export interface ProcessRuntimeOptions {
+/**
+ * Options of the `process` runtime: isolates in a supervised pool of child processes. The
+ * admission options bound all children together (each child gets an equal share); the isolate
+ * reuse options apply to each child, whose runtime fills in the defaults (`DEFAULT_POOL`).
+ */
+export interface ProcessRuntimeOptions extends AdmissionOptions, IsolateReuseOptions {
   /**
    * Child processes kept running. Default `os.availableParallelism()`, min 1.
    * A crash costs the runs in one child only.
    */
   children?: number;
   /**
-   * Memory the runs of all children may hold together, MiB; each child gets
-   * an equal share. Default: half the memory available when the runtime is
-   * created, at most half the machine's (or cgroup's) total, at least 256.
-   * A run goes to the child with the most headroom for its reservation, or
-   * waits in the queue; when a child's runs outgrow its share, the run that
-   * grew most fails `memory` (see sandbox/memory-budget.ts).
-   */
-  memoryBudgetMiB?: number;
-  /** What each run reserves at admission, before its isolate is measured, MiB. Default 2. */
-  runReserveMiB?: number;
-  /**
-   * Runs that may be computing at once, over all children (each gets an equal
-   * share, at least 1): a run counts until it awaits a nested call, and again
-   * once the call has answered. Default 16 per core
-   * (`os.availableParallelism()`). Runs that wait on tools cost no CPU, so
-   * this bounds CPU contention, not waiting runs: more computing runs than
-   * that only share the cores worse (bench/RESULTS.md).
-   */
-  maxActiveRuns?: number;
-  /**
    * An optional hard cap on the runs one child hosts at once, on top of the
    * memory budget (which replaced it as the admission rule). Default: no cap.
    * A crash of a child fails at most this many runs.
    */
   runsPerChild?: number;
-  /** Never-used isolates each child keeps warm. Default: the in-process runtime's (2). */
-  warmPoolSize?: number;
   /**
-   * Heap of the warm isolates, MiB. Default: the in-process runtime's (128).
-   * A run asking for another heap gets a freshly made isolate (slower).
-   */
-  warmPoolMemoryMiB?: number;
-  /**
-   * Isolates each child keeps for the next run of the same session (see the in-process runtime's
-   * option of that name). A session's run goes to the child that ran its previous run, unless
-   * that child computes more runs than the least charged one. Default: the in-process runtime's
-   * (16); 0 disposes every isolate after its run, and routes no session.
+   * Isolates each child keeps for the next run of the same session. A session's run goes to the
+   * child that ran its previous run, unless that child computes more runs than the least charged
+   * one. Default `DEFAULT_POOL.sessionIsolates`; 0 disposes every isolate after its run, and
+   * routes no session.
    */
   sessionIsolates?: number;
-  /** How long a kept isolate waits for its session's next run, ms. Default: the in-process runtime's (30,000). */
-  sessionIsolateIdleMs?: number;
-  /** How often the parent pings each child, ms. Default 1,000. */
+  /** How often the parent pings each child, ms. Default `DEFAULT_PROCESS_POOL.heartbeatIntervalMs`. */
   heartbeatIntervalMs?: number;
   /**
    * A child whose last answer is older than this, ms, is killed and replaced;
-   * its runs fail `crashed`. Default 10,000. A starting child gets at least
-   * 30,000 ms to load its runtime.
+   * its runs fail `crashed`. Default `DEFAULT_PROCESS_POOL.heartbeatTimeoutMs`.
+   * A starting child gets longer to load its runtime (sandbox-child.ts).
    */
   heartbeatTimeoutMs?: number;
   /**
    * Resident memory ceiling of one child, MiB, read at each heartbeat. Past it
    * the child is killed and replaced; its runs fail `crashed`. A backstop for
    * memory the budget does not see: default the child's share of
-   * `memoryBudgetMiB` plus 512 (the process's own baseline and native slack).
+   * `memoryBudgetMiB` plus `DEFAULT_PROCESS_POOL.rssSlackMiB`.
    */
   rssLimitMiB?: number;
   /**
    * Runs one child serves before it is retired and replaced (its in-flight
    * runs finish first). Isolate churn grows a process's native memory in
    * steps that the JS heap does not show; recycling keeps it bounded well
-   * below `rssLimitMiB`. Default 10,000; 0 never recycles.
+   * below `rssLimitMiB`. Default `DEFAULT_PROCESS_POOL.recycleAfterRuns`; 0 never recycles.
    */
   recycleAfterRuns?: number;
   /**
    * Grace after a run's deadline or abort, ms, and after the IPC channel is
    * closed on close. A child that has not ended the run by deadline + grace
    * is SIGKILLed (the parent's wall clock is authoritative); on close,
-   * SIGKILL follows after it. Default 2,000.
+   * SIGKILL follows after it. Default `DEFAULT_PROCESS_POOL.killGraceMs`.
    */
   killGraceMs?: number;
-  /**
-   * Runs allowed to wait for headroom (default in `DEFAULT_QUEUE`: a burst of runs
-   * that will soon wait on tools queues while each reaches its first call). A run
-   * arriving when the queue is full fails `busy` at once; 0 means never wait.
-   */
-  queueLimit?: number;
-  /** How long the wait queue may stand still, ms (default in `DEFAULT_QUEUE`); past it a run that waited that long fails `busy`. */
-  queueTimeoutMs?: number;
   /**
    * Extra Node flags for the children (they always get `--no-node-snapshot`,
    * which isolated-vm needs). Default none.
@@ -119,21 +86,17 @@ export const childEntry = new URL(`./child-main${ownExtension}`, import.meta.url
 
 export function resolveOptions(options: ProcessRuntimeOptions = {}, transport: TransportKind = 'process'): ResolvedProcessRuntimeOptions {
   const children = Math.max(1, Math.floor(options.children ?? availableParallelism()));
-  const memoryBudgetMiB = Math.max(1, options.memoryBudgetMiB ?? defaultMemoryBudgetMiB());
+  const admission = resolveAdmission(options);
   const resolved: ResolvedProcessRuntimeOptions = {
     transport,
     children,
-    memoryBudgetMiB,
-    runReserveMiB: Math.max(0, options.runReserveMiB ?? DEFAULT_RUN_RESERVE_MIB),
-    maxActiveRuns: Math.max(1, Math.floor(options.maxActiveRuns ?? ACTIVE_RUNS_PER_CORE * availableParallelism())),
+    ...admission,
     runsPerChild: options.runsPerChild === undefined ? Number.POSITIVE_INFINITY : Math.max(1, Math.floor(options.runsPerChild)),
-    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 1_000,
-    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? 10_000,
-    rssLimitMiB: options.rssLimitMiB ?? Math.ceil(memoryBudgetMiB / children) + 512,
-    recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? 10_000)),
-    killGraceMs: options.killGraceMs ?? 2_000,
-    queueLimit: Math.max(0, Math.floor(options.queueLimit ?? DEFAULT_QUEUE.queueLimit)),
-    queueTimeoutMs: options.queueTimeoutMs ?? DEFAULT_QUEUE.queueTimeoutMs,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? DEFAULT_PROCESS_POOL.heartbeatIntervalMs,
+    heartbeatTimeoutMs: options.heartbeatTimeoutMs ?? DEFAULT_PROCESS_POOL.heartbeatTimeoutMs,
+    rssLimitMiB: options.rssLimitMiB ?? Math.ceil(admission.memoryBudgetMiB / children) + DEFAULT_PROCESS_POOL.rssSlackMiB,
+    recycleAfterRuns: Math.max(0, Math.floor(options.recycleAfterRuns ?? DEFAULT_PROCESS_POOL.recycleAfterRuns)),
+    killGraceMs: options.killGraceMs ?? DEFAULT_PROCESS_POOL.killGraceMs,
     execArgv: options.execArgv ?? [],
     runtimeModule: options.runtimeModule ?? new URL(`../in-process-runtime${ownExtension}`, import.meta.url).href,
   };

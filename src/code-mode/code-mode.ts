@@ -63,12 +63,12 @@ export interface CodeModeCoreOptions {
   approvals?: readonly ApprovalRule[];
   /** Where paused runs wait for a decision. Default: in memory (lost with the process). */
   journal?: JournalStore;
-  /** How long a paused run waits for a decision, ms; a later decision denies the call with reason `expired`. Default 24 h. */
+  /** How long a paused run waits for a decision, ms; a later decision denies the call with reason `expired`. Default `DEFAULT_APPROVAL_TTL_MS`. */
   approvalTtlMs?: number;
   /**
    * How long a paused run's record is kept once it is over, ms: after it expired, or after its
    * resumed run finished or was rolled back. Until then it can be rolled back (and an expired one
-   * decided, as denied); then the store removes it. Default 30 days.
+   * decided, as denied); then the store removes it. Default `DEFAULT_JOURNAL_RETENTION_MS`.
    */
   journalRetentionMs?: number;
   /** The clock paused runs are timed by (epoch ms). Default `Date.now`. */

@@ -1,8 +1,10 @@
 /**
  * Code Mode limits: what one run_code program may use. SECURITY.md lists them
  * with what happens at each. Each default is written once, in
- * `DEFAULT_CODE_MODE_LIMITS`; the service's config descriptions read it.
+ * `DEFAULT_CODE_MODE_LIMITS`, and what each limit must be once, in
+ * `CODE_MODE_LIMITS_SCHEMA`; the service's config file reads both.
  */
+import { limitsCheck, limitsSchema } from '../schema/limit-rules.ts';
 
 export interface CodeModeLimits {
   /** Wall time of a run when it does not ask for one, ms, tool calls included. Past it the isolate is disposed: kind `timeout`. */
@@ -43,15 +45,20 @@ export const DEFAULT_CODE_MODE_LIMITS: Readonly<CodeModeLimits> = Object.freeze(
 /** The smallest isolate heap isolated-vm accepts, MiB. */
 export const MIN_MEMORY_MIB = 8;
 
+/**
+ * What each limit must be, as JSON Schema: a whole number of at least 1, the heap at least
+ * {@link MIN_MEMORY_MIB}. {@link resolveLimits} checks against it, and the service's config
+ * file builds its `limits` keys from it.
+ */
+export const CODE_MODE_LIMITS_SCHEMA = limitsSchema(DEFAULT_CODE_MODE_LIMITS, { memoryMiB: { type: 'integer', minimum: MIN_MEMORY_MIB } });
+
+const checkLimits = limitsCheck(CODE_MODE_LIMITS_SCHEMA);
+
 /** Fills defaults and refuses values that cannot work, naming each. */
 export function resolveLimits(partial: Partial<CodeModeLimits> = {}): CodeModeLimits {
   const limits = { ...DEFAULT_CODE_MODE_LIMITS, ...partial };
-  const problems: string[] = [];
-  for (const [key, value] of Object.entries(limits)) {
-    if (!(typeof value === 'number' && Number.isInteger(value) && value > 0)) problems.push(`${key} must be a positive integer (got ${String(value)})`);
-  }
-  if (limits.memoryMiB < MIN_MEMORY_MIB) problems.push(`memoryMiB must be at least ${MIN_MEMORY_MIB} (the isolate minimum)`);
-  if (limits.timeoutMs > limits.maxTimeoutMs) problems.push(`timeoutMs (${limits.timeoutMs}) must not exceed maxTimeoutMs (${limits.maxTimeoutMs})`);
+  const problems = checkLimits(limits);
+  if (limits.timeoutMs > limits.maxTimeoutMs) problems.push(`limits.timeoutMs (${limits.timeoutMs}) must not exceed limits.maxTimeoutMs (${limits.maxTimeoutMs})`);
   if (problems.length > 0) throw new RangeError(`invalid code mode limits: ${problems.join('; ')}`);
   return limits;
 }

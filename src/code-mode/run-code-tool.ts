@@ -18,6 +18,7 @@ import { RunScheduler, type RunSchedulerOptions } from './scheduler.ts';
 import type { DurableRuns, PausedValue } from './durable-runs.ts';
 import type { InPlaceApprover } from './in-place-approval.ts';
 import type { TypecheckDiagnostic, TypingsService } from './typings-service.ts';
+import { runChannel, traceWithin, typecheckChannel, type RunMessage, type TypecheckMessage } from '../tracing.ts';
 
 export const RUN_CODE = 'run_code';
 const FILENAME = 'agent.ts';
@@ -63,7 +64,7 @@ const RUN_CODE_OUTPUT = {
 } as const;
 
 export function createRunCodeTool(deps: RunCodeDeps) {
-  const { registry, limits } = deps;
+  const { limits } = deps;
   // Explicit type arguments: inferring them through `type: 'json'` exceeds the compiler's instantiation depth.
   return defineTool<typeof RUN_CODE_PARAMETERS, typeof RUN_CODE_OUTPUT>({
     name: RUN_CODE,
@@ -72,23 +73,47 @@ export function createRunCodeTool(deps: RunCodeDeps) {
       'Only its console output and its return value come back.',
     parameters: RUN_CODE_PARAMETERS,
     output: { schema: RUN_CODE_OUTPUT, render: (_args, value) => renderRunCode(value, limits.maxRenderedBytes) },
-    async execute(args, exec) {
-      const timeoutMs = args.timeoutMs ?? limits.timeoutMs;
-      if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= limits.maxTimeoutMs)) {
-        throw new PtcError('INVALID_ARGS', `timeoutMs must be a whole number of milliseconds from 1 to ${limits.maxTimeoutMs}; omit it for the default ${limits.timeoutMs}`);
-      }
-      const schemas = registry.schemas().filter((schema) => schema.name !== RUN_CODE);
-      const prelude: string[] = [];
-      let runMs = timeoutMs;
-      if (deps.typecheck !== 'off' && deps.typings !== undefined) {
-        const started = performance.now();
-        prelude.push(...(await typecheckProgram(deps.typings, deps.typecheck, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId })));
-        // The check's time is the run's time: what is left of timeoutMs is the program's.
-        runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
-      }
-      return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec as unknown as ToolExec);
+    execute(args, exec) {
+      if (!runChannel.hasSubscribers) return runCode(deps, args, exec as unknown as ToolExec, undefined);
+      const message: RunMessage = {
+        callId: exec.callId,
+        rootCallId: exec.rootCallId,
+        sessionId: exec.sessionId,
+        trace: exec.trace,
+        bytesIn: Buffer.byteLength(args.code),
+      };
+      return traceWithin(runChannel, message, () => runCode(deps, args, exec as unknown as ToolExec, message));
     },
   });
+}
+
+async function runCode(
+  deps: RunCodeDeps,
+  args: { code: string; description: string; timeoutMs?: number },
+  exec: ToolExec,
+  trace: RunMessage | undefined,
+): Promise<{ logs: string[]; result?: JsonValue; paused?: JsonValue }> {
+  const { registry, limits } = deps;
+  const timeoutMs = args.timeoutMs ?? limits.timeoutMs;
+  if (!(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= limits.maxTimeoutMs)) {
+    throw new PtcError('INVALID_ARGS', `timeoutMs must be a whole number of milliseconds from 1 to ${limits.maxTimeoutMs}; omit it for the default ${limits.timeoutMs}`);
+  }
+  const schemas = registry.schemas().filter((schema) => schema.name !== RUN_CODE);
+  const prelude: string[] = [];
+  let runMs = timeoutMs;
+  const { typecheck: mode, typings } = deps;
+  if (mode !== 'off' && typings !== undefined) {
+    const started = performance.now();
+    const check = (): Promise<string[]> =>
+      typecheckProgram(typings, mode, args.code, schemas, timeoutMs, exec.signal, { sessionId: exec.sessionId, runId: exec.callId });
+    const checked = typecheckChannel.hasSubscribers
+      ? typecheckChannel.tracePromise(check, { callId: exec.callId, sessionId: exec.sessionId, mode } satisfies TypecheckMessage)
+      : check();
+    prelude.push(...(await checked));
+    // The check's time is the run's time: what is left of timeoutMs is the program's.
+    runMs = Math.max(1, timeoutMs - Math.ceil(performance.now() - started));
+  }
+  return runProgram(deps, args, runMs, schemas.map((schema) => schema.name), prelude, exec, trace);
 }
 
 /**
@@ -133,6 +158,7 @@ async function runProgram(
   toolNames: string[],
   prelude: string[],
   exec: ToolExec,
+  trace: RunMessage | undefined,
 ): Promise<{ logs: string[]; result?: JsonValue; paused?: JsonValue }> {
   const { limits, durable } = deps;
   const { code } = args;
@@ -172,6 +198,7 @@ async function runProgram(
     // The run is over: stop what is still in flight, drop what is queued, and wait for all of it.
     scheduler.close();
     await scheduler.settled();
+    if (trace !== undefined) trace.calls = scheduler.submitted;
   }
   const logs = [...prelude, ...outcome.logs];
   if (journal !== undefined) {
@@ -187,6 +214,7 @@ async function runProgram(
     throw new PtcError('ABORTED', describeCancellation(scheduler.submitted, logs));
   }
   if (!outcome.ok) throw new PtcError('CODE_RUN_FAILED', describeFailure(outcome.failure, code, logs), failureDetails(outcome.failure, scheduler));
+  if (trace !== undefined) trace.bytesOut = outcome.resultJson === undefined ? 0 : Buffer.byteLength(outcome.resultJson);
   if (outcome.resultJson === undefined) return { logs };
   return { logs, result: JSON.parse(outcome.resultJson) as JsonValue };
 }

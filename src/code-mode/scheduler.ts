@@ -19,6 +19,7 @@ import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { orderCommits } from '../commit-order.ts';
+import { endPhase, nestedCallChannel, noteOutcome, startPhase, type NestedCallMessage } from '../tracing.ts';
 import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 import type { ApprovalDecision, PendingCall } from './journal-store.ts';
 import type { JournaledCall, RunJournalRecorder } from './journal.ts';
@@ -64,12 +65,31 @@ interface Pending {
   openGate?: () => void;
   /** The journal's plan for this call, in a journaled run. */
   journaled: JournaledCall | undefined;
+  /** The call's `call` message, while a tracer listens (src/tracing.ts). */
+  trace: NestedCallMessage | undefined;
+  /** Its `queued` phase, open while it waits to start. */
+  queued?: NestedCallMessage;
 }
 
 /** Marks `pending` settled and opens its gate, if a later call made one. */
 function markSettled(pending: Pending): void {
   pending.done = true;
   pending.openGate?.();
+}
+
+/** Closes the call's `queued` phase, if it is open. */
+function leaveQueue(pending: Pending): void {
+  if (pending.queued === undefined) return;
+  endPhase(pending.queued);
+  pending.queued = undefined;
+}
+
+/** Answers a call that never reaches dispatch (abandoned, or answered from the journal) and marks it settled. */
+function settleWith(pending: Pending, outcome: SandboxCallOutcome): void {
+  leaveQueue(pending);
+  if (pending.trace !== undefined) noteOutcome(pending.trace, outcome);
+  pending.resolve(outcome);
+  markSettled(pending);
 }
 
 /** Resolves once `pending` has settled; the promise is made on first need. */
@@ -140,11 +160,33 @@ export class RunScheduler {
       if (!('seq' in planned)) return Promise.resolve(planned);
       journaled = planned;
     }
-    return new Promise<SandboxCallOutcome>((resolve) => {
-      this.#queue.push({ callId, name, args, safe, resolve, done: false, journaled });
-      this.#pump();
-    });
+    if (!nestedCallChannel.hasSubscribers) {
+      return new Promise<SandboxCallOutcome>((resolve) => this.#enqueue({ callId, name, args, safe, resolve, done: false, journaled, trace: undefined }));
+    }
+    const trace: NestedCallMessage = {
+      phase: 'call',
+      callId,
+      rootCallId: o.rootCallId,
+      sessionId: o.sessionId,
+      name,
+      runCallId: o.runCallId,
+      bytesIn: Buffer.byteLength(argsJson),
+    };
+    return nestedCallChannel.tracePromise(
+      () => new Promise<SandboxCallOutcome>((resolve) => this.#enqueue({ callId, name, args, safe, resolve, done: false, journaled, trace })),
+      trace,
+    );
   };
+
+  #enqueue(pending: Pending): void {
+    this.#queue.push(pending);
+    this.#pump();
+    // Still last in the queue: it waits for its turn (the queue only ever loses its head).
+    const trace = pending.trace;
+    if (trace !== undefined && this.#queue[this.#queue.length - 1] === pending) {
+      pending.queued = startPhase({ phase: 'queued', callId: trace.callId, rootCallId: trace.rootCallId, sessionId: trace.sessionId, name: trace.name });
+    }
+  }
 
   /** The gated call the run paused at, once the pause is complete (the run then ends). */
   get pausedAt(): PendingCall | undefined {
@@ -163,8 +205,7 @@ export class RunScheduler {
     this.#head = 0;
     for (const pending of abandoned) {
       this.#failed.set(pending.callId, pending.name);
-      pending.resolve(aborted(pending.name, pending.callId));
-      markSettled(pending);
+      settleWith(pending, aborted(pending.name, pending.callId));
     }
   }
 
@@ -199,6 +240,7 @@ export class RunScheduler {
       const journaled = head.journaled;
       if (journaled !== undefined && !this.#mayStart(head, journaled)) return;
       this.#queue[this.#head++] = undefined as unknown as Pending;
+      leaveQueue(head);
       if (this.#head === this.#queue.length) {
         this.#queue = [];
         this.#head = 0;
@@ -206,8 +248,7 @@ export class RunScheduler {
       if (journaled?.answer !== undefined) {
         // Answered from the resumed run's journal: the tool does not run again.
         if (!journaled.answer.ok) this.#failed.set(head.callId, head.name);
-        head.resolve(journaled.answer);
-        markSettled(head);
+        settleWith(head, journaled.answer);
         continue;
       }
       this.#start(head);
@@ -324,7 +365,9 @@ export class RunScheduler {
           if (result.isError) this.#failed.set(pending.callId, pending.name);
           if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
           if (pending.journaled !== undefined) o.journal!.settle(pending.journaled, pending.name, pending.args, result);
-          pending.resolve(toOutcome(result, pending));
+          const outcome = toOutcome(result, pending);
+          if (pending.trace !== undefined) noteOutcome(pending.trace, outcome);
+          pending.resolve(outcome);
           markSettled(pending);
           this.#pump();
         } finally {

@@ -22,6 +22,7 @@ import type { ContentBlock } from '../content.ts';
 import type { NewToolEvent } from '../events.ts';
 import type { HookContext } from '../tool.ts';
 import type { JsonValue } from '../json.ts';
+import { limitsCheck, limitsSchema } from '../schema/limit-rules.ts';
 
 export interface EventCaps {
   /** Bytes (UTF-8) of content one stored event keeps. */
@@ -39,6 +40,11 @@ export const DEFAULT_EVENT_CAPS: Readonly<EventCaps> = Object.freeze({
   maxEventArgumentBytes: 64 * 1024,
 });
 
+/** What each cap must be, as JSON Schema (a whole number of at least 1); the service's config file builds its keys from it. */
+export const EVENT_CAPS_SCHEMA = limitsSchema(DEFAULT_EVENT_CAPS);
+
+const checkCaps = limitsCheck(EVENT_CAPS_SCHEMA);
+
 /** Runs tracked at once; a run whose `tool/result` never came is forgotten oldest first. */
 const MAX_TRACKED_RUNS = 10_000;
 
@@ -49,9 +55,8 @@ export function createEventCapper(partial: Partial<EventCaps> = {}): (event: New
     maxRunEventBytes: partial.maxRunEventBytes ?? DEFAULT_EVENT_CAPS.maxRunEventBytes,
     maxEventArgumentBytes: partial.maxEventArgumentBytes ?? DEFAULT_EVENT_CAPS.maxEventArgumentBytes,
   };
-  for (const [key, value] of Object.entries(caps)) {
-    if (!(Number.isSafeInteger(value) && value > 0)) throw new RangeError(`${key} must be a positive integer (got ${String(value)})`);
-  }
+  const problems = checkCaps(caps);
+  if (problems.length > 0) throw new RangeError(`invalid event caps: ${problems.join('; ')}`);
   /** rootCallId → content bytes its nested events have stored so far. */
   const spent = new Map<string, number>();
 

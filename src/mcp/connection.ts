@@ -289,7 +289,7 @@ export class McpConnection {
         server: this.name,
         tool,
         timeoutMs: this.callTimeoutMs,
-        call: (toolName, args, signal) => this.callTool(toolName, args, signal),
+        call: (toolName, args, signal, meta) => this.callTool(toolName, args, signal, meta),
       });
       try {
         this.registered.set(name, { fingerprint, dispose: this.options.registry.register(definition) });
@@ -319,7 +319,7 @@ export class McpConnection {
   // Calls
   // ---------------------------------------------------------------------------
 
-  private async callTool(toolName: string, args: JsonObject, signal: AbortSignal): Promise<unknown> {
+  private async callTool(toolName: string, args: JsonObject, signal: AbortSignal, meta?: Readonly<Record<string, string>>): Promise<unknown> {
     const session = this.session;
     if (session === undefined) throw new Error(this.unavailableMessage());
     // The SDK never removes its abort listener; give it a signal of its own so the caller's does not collect them.
@@ -328,7 +328,8 @@ export class McpConnection {
     if (signal.aborted) forward();
     else signal.addEventListener('abort', forward, { once: true });
     try {
-      return await session.client.request({ method: 'tools/call', params: { name: toolName, arguments: args } }, AnyResult, {
+      const params = meta === undefined || Object.keys(meta).length === 0 ? { name: toolName, arguments: args } : { name: toolName, arguments: args, _meta: { ...meta } };
+      return await session.client.request({ method: 'tools/call', params }, AnyResult, {
         signal: local.signal,
         // A backstop only: the registry's deadline (same value) aborts `signal` first.
         timeout: this.callTimeoutMs + 1_000,

@@ -9,11 +9,12 @@ import type { JsonObject } from '../json.ts';
 import { checkSchemaSubset, normalizeRawSchema } from '../schema/subset.ts';
 import type { JsonSchemaNode } from '../schema/types.ts';
 import type { ToolDefinition } from '../tool.ts';
+import { toolSourceChannel, traceWithin, type ToolSourceMessage } from '../tracing.ts';
 import { MCP_CONTENT_SCHEMA } from './content-schema.ts';
 import { flattenText, renderMcpValue, type McpToolValue } from './render.ts';
 
-/** Sends `tools/call` for one tool and resolves to the server's unparsed result. */
-export type McpCallTool = (toolName: string, args: JsonObject, signal: AbortSignal) => Promise<unknown>;
+/** Sends `tools/call` for one tool, with `meta` as the request's `_meta` when given, and resolves to the server's unparsed result. */
+export type McpCallTool = (toolName: string, args: JsonObject, signal: AbortSignal, meta?: Readonly<Record<string, string>>) => Promise<unknown>;
 
 export interface McpToolOptions {
   server: string;
@@ -47,7 +48,13 @@ export function createMcpToolDefinition(options: McpToolOptions): ToolDefinition
     },
     isConcurrencySafe: () => readOnly,
     async execute(args, exec) {
-      const raw = await call(tool.name, args, exec.signal);
+      let raw: unknown;
+      if (!toolSourceChannel.hasSubscribers) raw = await call(tool.name, args, exec.signal);
+      else {
+        const message: ToolSourceMessage = { kind: 'mcp', callId: exec.callId, tool: name, server, operation: tool.name, carrier: {} };
+        // The carrier is read after `start`: what a tracer put there travels as the call's `_meta`.
+        raw = await traceWithin(toolSourceChannel, message, () => call(tool.name, args, exec.signal, message.carrier));
+      }
       const parsed = CallToolResultSchema.safeParse(raw);
       if (!parsed.success) {
         const issues = parsed.error.issues

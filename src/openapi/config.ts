@@ -22,11 +22,11 @@ export interface OpenApiSourceConfig {
   include?: string[];
   /** Operations matching one of these globs are left out. Default: none. */
   exclude?: string[];
-  /** Deadline of one call (retries included), ms. Default 30,000. */
+  /** Deadline of one call (retries included), ms. Default `OPENAPI_DEFAULTS.timeoutMs`. */
   timeoutMs?: number;
-  /** Largest response body read, bytes. Default 10 MiB; a larger one fails the call. */
+  /** Largest response body read, bytes. Default `OPENAPI_DEFAULTS.maxResponseBytes`; a larger one fails the call. */
   maxResponseBytes?: number;
-  /** Retries of a call answered 429 or 503 (after `Retry-After`, within `timeoutMs`). Default 2. */
+  /** Retries of a call answered 429 or 503 (after `Retry-After`, within `timeoutMs`). Default `OPENAPI_DEFAULTS.retries`. */
   retries?: number;
   /**
    * Operations that need approval before they run (globs as in `include`,

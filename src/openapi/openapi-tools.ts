@@ -17,6 +17,7 @@ import { staticToolSource, type ToolSource } from '../tool-source.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from './config.ts';
 import { planOperations, type OperationPlan } from './operations.ts';
 import { callOperation, type RequestSettings, type TextResponse } from './request.ts';
+import { toolSourceChannel, traceWithin, type ToolSourceMessage } from '../tracing.ts';
 import { inlineSchema, isRecord, toSubset, type InlineCache, type Inlined } from './schemas.ts';
 
 export interface OpenApiToolsOptions extends Omit<OpenApiSourceConfig, 'spec'> {
@@ -154,7 +155,16 @@ function operationDefinition(
       if (violations.length > 0) {
         throw new PtcError('INVALID_ARGS', `arguments of ${name} (${method} ${operation.path}) do not match its schema:\n- ${violations.join('\n- ')}`);
       }
-      return (await callOperation(operation, args, settings, exec.signal)) as JsonValue;
+      if (!toolSourceChannel.hasSubscribers) return (await callOperation(operation, args, settings, exec.signal)) as JsonValue;
+      const message: ToolSourceMessage = {
+        kind: 'openapi',
+        callId: exec.callId,
+        tool: name,
+        server: new URL(settings.baseUrl).origin,
+        operation: `${method} ${operation.path}`,
+        carrier: {},
+      };
+      return (await traceWithin(toolSourceChannel, message, () => callOperation(operation, args, settings, exec.signal, message))) as JsonValue;
     },
   };
   if (needsApproval) definition.needsApproval = true;

@@ -8,6 +8,7 @@
 import { PtcError } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
 import type { OperationPlan } from './operations.ts';
+import type { ToolSourceMessage } from '../tracing.ts';
 
 export interface RequestSettings {
   baseUrl: string;
@@ -30,7 +31,14 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
-export async function callOperation(plan: OperationPlan, args: JsonObject, settings: RequestSettings, signal: AbortSignal): Promise<JsonValue | TextResponse> {
+/** `trace`, while a tracer listens: its carrier's headers go on the request, and it learns the status. */
+export async function callOperation(
+  plan: OperationPlan,
+  args: JsonObject,
+  settings: RequestSettings,
+  signal: AbortSignal,
+  trace?: ToolSourceMessage,
+): Promise<JsonValue | TextResponse> {
   const { url, shown } = buildUrl(plan, args, settings.baseUrl);
   const headers = new Headers();
   headers.set('accept', plan.response.kind === 'text' ? `${plan.response.mediaType}, */*;q=0.5` : 'application/json, */*;q=0.5');
@@ -44,6 +52,7 @@ export async function callOperation(plan: OperationPlan, args: JsonObject, setti
     headers.set('content-type', plan.body.mediaType);
     body = plan.body.mediaType === 'application/json' ? JSON.stringify(value) : formBody(value);
   }
+  if (trace !== undefined) for (const [name, value] of Object.entries(trace.carrier)) headers.set(name, value);
   // Last, so neither an argument nor the spec can replace a configured credential.
   for (const [name, value] of Object.entries(settings.headers)) headers.set(name, value);
 
@@ -57,6 +66,7 @@ export async function callOperation(plan: OperationPlan, args: JsonObject, setti
       if (error instanceof PtcError) throw error;
       throw new PtcError('TOOL_FAILED', `${what}: the request failed (${networkReason(error)}); the API may be down or unreachable from the host`);
     }
+    if (trace !== undefined) trace.status = response.status;
     if ((response.status === 429 || response.status === 503) && attempt < settings.retries) {
       const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
       if (delay !== undefined) {

@@ -111,7 +111,7 @@ it('limits have the documented defaults and refuse nonsense', () => {
     maxJournalValueBytes: 1024 * 1024,
   });
   expect(DEFAULT_CODE_MODE_LIMITS.timeoutMs).toBe(30_000);
-  expect(() => resolveLimits({ maxParallelCalls: 0 })).toThrow(/maxParallelCalls must be a positive integer/);
-  expect(() => resolveLimits({ maxArgBytes: 0 })).toThrow(/maxArgBytes must be a positive integer \(got 0\)/);
-  expect(() => resolveLimits({ timeoutMs: 700_000 })).toThrow(/must not exceed maxTimeoutMs/);
+  expect(() => resolveLimits({ maxParallelCalls: 0 })).toThrow('invalid code mode limits: limits.maxParallelCalls: must be >= 1');
+  expect(() => resolveLimits({ maxArgBytes: 1.5, memoryMiB: 4 })).toThrow('invalid code mode limits: limits.memoryMiB: must be >= 8; limits.maxArgBytes: must be integer');
+  expect(() => resolveLimits({ timeoutMs: 700_000 })).toThrow('limits.timeoutMs (700000) must not exceed limits.maxTimeoutMs (600000)');
 });

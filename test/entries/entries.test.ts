@@ -66,6 +66,9 @@ describe('package entry points', () => {
     const [service, mcp, aiSdk] = (await Promise.all([load('service'), load('mcp'), load('ai-sdk')])) as string[][];
     expect(packagesOf(service)).toEqual(expect.arrayContaining(['fastify', 'prom-client', '@modelcontextprotocol/sdk']));
     expect(service).not.toContain('isolated-vm');
+    // The OpenTelemetry SDK is an optional peer: the service loads it only when OTEL_* turns tracing on
+    // (prom-client loads @opentelemetry/api itself, when it is installed).
+    expect(packagesOf(service).filter((name) => name.startsWith('@opentelemetry/') && name !== '@opentelemetry/api')).toEqual([]);
 
     expect(packagesOf(mcp)).toContain('@modelcontextprotocol/sdk');
     // The server face lives with the service (services/mcp-*.ts) and renders typings, but needs no Fastify.
@@ -75,5 +78,12 @@ describe('package entry points', () => {
     expect(packagesOf(aiSdk)).toContain('ai');
     expect(wingsOf(aiSdk)).toEqual(['adapters', 'entries', 'src']);
     for (const heavy of ['fastify', 'prom-client', 'isolated-vm', '@modelcontextprotocol/sdk']) expect(aiSdk).not.toContain(heavy);
+  });
+
+  it('ptc-executor/otel loads @opentelemetry/api and the channels, not the SDK nor the service', async () => {
+    const otel = (await load('otel')) as string[];
+    expect(packagesOf(otel).filter((name) => name.startsWith('@opentelemetry/'))).toEqual(['@opentelemetry/api']);
+    expect(otel).toContain('src/tracing.ts');
+    for (const heavy of ['fastify', 'prom-client', 'isolated-vm', '@modelcontextprotocol/sdk', 'services/server.ts']) expect(otel).not.toContain(heavy);
   });
 });

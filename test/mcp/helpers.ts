@@ -1,6 +1,9 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpBridge, McpLogger, McpServerStatus, McpStdioServerConfig } from '../../src/mcp/index.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -9,6 +12,22 @@ const root = new URL('../..', import.meta.url).pathname;
 export const nodeBin = join(root, 'node_modules/.bin/node');
 export const fixtureServer = join(root, 'test/mcp/fixtures/fixture-server.ts');
 export const filesystemServer = join(root, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+
+/** An HTTP handler serving stateless Streamable HTTP MCP: one server from `make` per request. */
+export function statelessMcpHandler(make: () => McpServer): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const server = make();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    server
+      .connect(transport)
+      .then(() => transport.handleRequest(req, res))
+      .catch(() => res.destroy());
+  };
+}
 
 export function fixtureConfig(env: Record<string, string> = {}): McpStdioServerConfig {
   return { command: nodeBin, args: [fixtureServer], env };

@@ -1,12 +1,11 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolRegistry } from '../../src/registry.ts';
 import { connectMcpServers } from '../../src/mcp/index.ts';
-import { waitForStatus } from './helpers.ts';
+import { statelessMcpHandler, waitForStatus } from './helpers.ts';
 
 // A real Streamable HTTP server (stateless: one McpServer per request), in this process.
 function mcpServer(): McpServer {
@@ -25,18 +24,10 @@ function mcpServer(): McpServer {
 }
 
 function listen(port: number, seen: (string | undefined)[]): Promise<HttpServer> {
+  const serve = statelessMcpHandler(mcpServer);
   const http = createServer((req, res) => {
     seen.push(req.headers.authorization);
-    const server = mcpServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => res.destroy());
+    serve(req, res);
   });
   return new Promise((resolve) => http.listen(port, '127.0.0.1', () => resolve(http)));
 }

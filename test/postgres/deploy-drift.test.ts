@@ -185,3 +185,41 @@ describe('deploy/compose.yaml', async () => {
     expect(conf).toContain('proxy_buffering off');
   });
 });
+
+describe('deploy/compose.tracing.yaml', async () => {
+  const text = await readFile(path.join(deploy, 'compose.tracing.yaml'), 'utf8');
+  const doc = parseAllDocuments(text)[0];
+  const overlay = doc.toJS({ maxAliasCount: 100 }) as {
+    services: Record<string, { image?: string; environment?: Record<string, string>; depends_on?: Record<string, unknown> }>;
+  };
+  const base = parseAllDocuments(await readFile(path.join(deploy, 'compose.yaml'), 'utf8'))[0].toJS({ maxAliasCount: 100 }) as {
+    services: Record<string, { environment?: Record<string, string> }>;
+  };
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string>; peerDependencies: Record<string, string> };
+
+  it('adds Jaeger and points every replica of compose.yaml at its OTLP/HTTP port', async () => {
+    expect(doc.errors).toEqual([]);
+    const jaeger = Object.entries(overlay.services).find(([, s]) => s.image?.startsWith('jaegertracing/all-in-one:'));
+    expect(jaeger).toBeDefined();
+    const replicas = Object.keys(base.services).filter((name) => base.services[name].environment?.PTC_DATABASE_URL !== undefined);
+    expect(Object.keys(overlay.services).filter((name) => name !== jaeger![0]).sort()).toEqual(replicas.sort());
+    const { tracesEndpoint } = await import('../../services/otel-sdk.ts');
+    for (const name of replicas) {
+      const env = overlay.services[name].environment!;
+      expect(tracesEndpoint(env)).toBe(`http://${jaeger![0]}:4318/v1/traces`);
+      expect(Object.keys(env).every((key) => key.startsWith('OTEL_'))).toBe(true);
+      expect(overlay.services[name].depends_on).toHaveProperty(jaeger![0]);
+    }
+  });
+
+  it("installs every OpenTelemetry peer in the image, at the version the tests run", async () => {
+    const dockerfile = await readFile(path.join(root, 'Dockerfile'), 'utf8');
+    const { OTEL_PACKAGES } = await import('../../services/otel-sdk.ts');
+    const peers = Object.keys(pkg.peerDependencies).filter((name) => name.startsWith('@opentelemetry/')).sort();
+    expect(OTEL_PACKAGES.map((spec) => spec.slice(0, spec.lastIndexOf('@'))).sort()).toEqual(peers);
+    for (const name of peers) {
+      expect(dockerfile).toContain(` ${name}@${pkg.devDependencies[name]} `);
+      expect(OTEL_PACKAGES).toContain(`${name}@${pkg.peerDependencies[name]}`);
+    }
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * The defaults the docs state are the ones the code uses: each setting's default column in
- * docs/service.md and the "Default …" of its description in docs/ptc.config.schema.json, read
- * back as numbers (or strings), against the objects that hold the defaults.
+ * docs/service.md and SECURITY.md's tables, and the "Default …" of its description in
+ * docs/ptc.config.schema.json, read back as numbers (or strings), against the objects that hold
+ * the defaults.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,9 +13,9 @@ import { DEFAULT_CODE_MODE_LIMITS } from '../../src/code-mode/limits.ts';
 import { DEFAULT_EVENT_CAPS } from '../../src/event-sinks/event-caps.ts';
 import { DEFAULT_MAX_OPEN_FILES } from '../../src/event-sinks/jsonl-sink.ts';
 import { DEFAULT_LIMITS as DEFAULT_TOOL_LIMITS } from '../../src/tools/limits.ts';
-import { DEFAULT_RUN_RESERVE_MIB } from '../../sandbox/memory-budget.ts';
-import { DEFAULT_QUEUE } from '../../sandbox/wait-queue.ts';
-import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS } from '../../typings/typecheck-pool.ts';
+import { DEFAULT_POOL } from '../../src/code-mode/pool-defaults.ts';
+import { MIN_DEFAULT_MEMORY_BUDGET_MIB } from '../../sandbox/memory-budget.ts';
+import { DEFAULT_TYPECHECK_HEAP_MIB, DEFAULT_TYPECHECK_TIMEOUT_MS, MAX_DEFAULT_TYPECHECK_THREADS } from '../../typings/typecheck-pool.ts';
 
 // The config file has no maxTimeoutMs: its limit is the schema's maximum of timeoutMs.
 const configurableLimits = Object.fromEntries(Object.entries(DEFAULT_CODE_MODE_LIMITS).filter(([key]) => key !== 'maxTimeoutMs'));
@@ -27,6 +28,7 @@ const REAL: Record<string, number | string> = {
   port: DEFAULTS.port,
   runtime: DEFAULTS.runtime,
   mode: DEFAULTS.mode,
+  typecheck: DEFAULTS.typecheck,
   logLevel: DEFAULTS.logLevel,
   bodyLimit: DEFAULTS.bodyLimit,
   receiveTimeoutMs: DEFAULTS.receiveTimeoutMs,
@@ -38,14 +40,30 @@ const REAL: Record<string, number | string> = {
   maxConcurrentRunsPerClient: DEFAULTS.maxConcurrentRunsPerClient,
   maxMcpSessionsPerTenant: DEFAULTS.maxMcpSessionsPerTenant,
   shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+  'rateLimit.max': DEFAULTS.rateLimit.max,
   typingsBudget: DEFAULTS.typingsBudget,
   databasePoolSize: DEFAULTS.databasePoolSize,
   approvalTtlMs: DEFAULT_APPROVAL_TTL_MS,
   ...prefixed('limits', { ...configurableLimits, ...DEFAULT_EVENT_CAPS, maxOpenSessionFiles: DEFAULT_MAX_OPEN_FILES }),
   ...prefixed('toolLimits', DEFAULT_TOOL_LIMITS),
   ...prefixed('retention', DEFAULT_RETENTION),
-  ...prefixed('pool', { ...DEFAULT_QUEUE, runReserveMiB: DEFAULT_RUN_RESERVE_MIB }),
+  // `maxActiveRuns` is stated per core: "16 per core".
+  ...prefixed('pool', {
+    runReserveMiB: DEFAULT_POOL.runReserveMiB,
+    maxActiveRuns: DEFAULT_POOL.activeRunsPerCore,
+    queueLimit: DEFAULT_POOL.queueLimit,
+    queueTimeoutMs: DEFAULT_POOL.queueTimeoutMs,
+    sessionIsolates: DEFAULT_POOL.sessionIsolates,
+    sessionIsolateIdleMs: DEFAULT_POOL.sessionIsolateIdleMs,
+  }),
   ...prefixed('typechecker', { heapMiB: DEFAULT_TYPECHECK_HEAP_MIB, timeoutMs: DEFAULT_TYPECHECK_TIMEOUT_MS }),
+};
+
+/** Settings whose default depends on the machine: the bound each one's stated default names. */
+const MACHINE_BOUNDS: Record<string, string> = {
+  'pool.memoryBudgetMiB': `at least ${MIN_DEFAULT_MEMORY_BUDGET_MIB}`,
+  'pool.burstThreads': `at most ${DEFAULT_POOL.maxBurstThreads}`,
+  'typechecker.threads': `from 1 to ${MAX_DEFAULT_TYPECHECK_THREADS}`,
 };
 
 function prefixed(group: string, defaults: Readonly<Record<string, number>>): Record<string, number> {
@@ -77,6 +95,23 @@ function serviceDocDefaults(): Map<string, string> {
   return rows;
 }
 
+/**
+ * SECURITY.md's tables of limits: the per-run one (a key of `limits`, its default) and the
+ * host-side one (what, its setting, its default); a setting's first row only.
+ */
+function securityDocDefaults(): Map<string, string> {
+  const doc = readFileSync(new URL('../../SECURITY.md', import.meta.url), 'utf8');
+  const rows = new Map<string, string>();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    const perRun = cells.length === 5 ? /^`(\w+)`$/.exec(cells[1]!)?.[1] : undefined;
+    const hostSide = cells.length === 6 ? /^`([\w.]+)`/.exec(cells[2]!)?.[1] : undefined;
+    const key = perRun === undefined ? hostSide : `limits.${perRun}`;
+    if (key !== undefined && !rows.has(key)) rows.set(key, perRun === undefined ? cells[3]! : cells[2]!);
+  }
+  return rows;
+}
+
 /** docs/ptc.config.schema.json: each property's description, by its dotted path. */
 function schemaDescriptions(): Map<string, string> {
   type Node = { description?: string; properties?: Record<string, Node> };
@@ -95,6 +130,20 @@ describe('documented defaults', () => {
     const documented = serviceDocDefaults();
     const stated = Object.fromEntries(Object.keys(REAL).map((key) => [key, valueOf(key, documented.get(key) ?? '')]));
     expect(stated).toEqual(REAL);
+  });
+
+  it('docs/service.md states the bounds of the defaults that depend on the machine', () => {
+    const documented = serviceDocDefaults();
+    const stated = Object.fromEntries(Object.entries(MACHINE_BOUNDS).map(([key, bound]) => [key, documented.get(key)?.includes(bound) ? bound : documented.get(key)]));
+    expect(stated).toEqual(MACHINE_BOUNDS);
+  });
+
+  it('SECURITY.md states every per-run limit, and each setting it names, with the default the code uses', () => {
+    const documented = securityDocDefaults();
+    const keys = Object.keys(REAL).filter((key) => documented.has(key));
+    expect(keys).toEqual(expect.arrayContaining(Object.keys(configurableLimits).map((key) => `limits.${key}`)));
+    const stated = Object.fromEntries(keys.map((key) => [key, valueOf(key, documented.get(key)!)]));
+    expect(stated).toEqual(Object.fromEntries(keys.map((key) => [key, REAL[key]])));
   });
 
   it('docs/ptc.config.schema.json states each setting with the default the code uses', () => {

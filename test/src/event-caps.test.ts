@@ -59,6 +59,12 @@ describe('bounded pretty-printing of a run result', () => {
 });
 
 describe('event caps', () => {
+  it('refuses a cap that is not a whole number of at least 1, naming each', () => {
+    expect(() => createEventCapper({ maxRunEventBytes: 0, maxEventArgumentBytes: 1.5 })).toThrow(
+      'invalid event caps: limits.maxRunEventBytes: must be >= 1; limits.maxEventArgumentBytes: must be integer',
+    );
+  });
+
   it('cuts one event past maxEventContentBytes with a marker stating the original size', () => {
     const cap = createEventCapper({ maxEventContentBytes: 100, maxRunEventBytes: 10_000 });
     const stored = cap(nested('x'.repeat(1_000), 1));

@@ -74,14 +74,10 @@ describe('write', () => {
 describe('createBuiltinTools options', () => {
   it('refuses a non-positive or fractional limit, naming it', async () => {
     const { createBuiltinTools } = await import('../../src/tools/index.ts');
-    expect(() => createBuiltinTools({ workspace: h.root, limits: { maxResults: 0 } })).toThrow(
-      'limits.maxResults must be a positive integer, got 0',
-    );
-    expect(() => createBuiltinTools({ workspace: h.root, limits: { readPageLines: 1.5 } })).toThrow(
-      'limits.readPageLines must be a positive integer, got 1.5',
-    );
-    expect(() => createBuiltinTools({ workspace: h.root, limits: { searchTimeoutMs: 2 ** 31 } })).toThrow(
-      'limits.searchTimeoutMs must be at most 2147483647 ms, got 2147483648',
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { maxResults: 0 } })).toThrow('invalid built-in tool limits: limits.maxResults: must be >= 1');
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { readPageLines: 1.5 } })).toThrow('invalid built-in tool limits: limits.readPageLines: must be integer');
+    expect(() => createBuiltinTools({ workspace: h.root, limits: { searchTimeoutMs: 2 ** 31, searchWorkers: 65 } })).toThrow(
+      'invalid built-in tool limits: limits.searchTimeoutMs: must be <= 2147483647; limits.searchWorkers: must be <= 64',
     );
   });
 
