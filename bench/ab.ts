@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq|par] [--pairs N]`: this working tree
+ * `npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq|par|io] [--pairs N]`: this working tree
  * against another commit, in one process. On a shared machine two runs of the same code in two
  * processes can differ by a third; runs alternated in one process share its noise. The other
  * commit is checked out into a temporary git worktree (removed at the end), both trees' runtimes
@@ -8,7 +8,8 @@
  * how many pairs the working tree won; asserts nothing.
  *
  * The workloads are the peer bench's: a tool returning 1 MB (`big`), 50 pages reduced in the
- * sandbox (`pages`), 100 sequential calls (`seq`). Both trees run with this process's V8 flags
+ * sandbox (`pages`), 100 sequential calls (`seq`), and 100 sequential calls of a tool answering
+ * after the host's turn, as one waiting on I/O does (`io`). Both trees run with this process's V8 flags
  * (one process has one set: sandbox/guest-tiering.ts sets its filters for both).
  */
 import { execFileSync } from 'node:child_process';
@@ -19,9 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { keepGuestFreezeUnoptimized } from '../sandbox/guest-tiering.ts';
 import { median } from './section.ts';
-import { BIG, dataTools, echoTool, SUM_OF_PAGES } from './workloads.ts';
+import { BIG, dataTools, echoTool, ioTool, SUM_OF_PAGES } from './workloads.ts';
 
-const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq|par] [--pairs N]
+const USAGE = `usage: npm run bench:ab -- <commit> [--workload big|wrapped|pages|seq|par|io] [--pairs N]
 
 Times this working tree (B) against <commit> (A), runs alternated in one process.
   <commit>           any git revision: a hash, a branch, HEAD~3
@@ -30,6 +31,7 @@ Times this working tree (B) against <commit> (A), runs alternated in one process
                      pages: 50 pages of 100 rows in Promise.all, reduced in the sandbox
                      seq: 100 sequential calls of a tool echoing a number
                      par: 1,000 calls of the same tool in one Promise.all
+                     io: 100 sequential calls of a tool that answers after the host's turn, as I/O does
   --pairs <n>        pairs of runs, one of each tree (default 60)
   -h, --help         this text`;
 
@@ -43,6 +45,7 @@ const WORKLOADS = {
     expect: SUM_OF_PAGES,
   },
   seq: { program: 'let s = 0; for (let i = 0; i < 100; i++) s += await tools.echo({ i }); return s;', expect: 4950 },
+  io: { program: 'let s = 0; for (let i = 0; i < 100; i++) s += await tools.io({ i }); return s;', expect: 4950 },
   par: { program: 'const xs = await Promise.all(Array.from({ length: 1000 }, (_, i) => tools.echo({ i }))); return xs.reduce((s, x) => s + x, 0);', expect: 499500 },
 } as const;
 type WorkloadName = keyof typeof WORKLOADS;
@@ -67,6 +70,7 @@ async function loadTree(root: string): Promise<Tree> {
   const registry = createToolRegistry();
   for (const tool of dataTools(defineTool)) registry.register(tool);
   registry.register(echoTool(defineTool));
+  registry.register(ioTool(defineTool));
   const codeMode = createCodeModeCore({ registry, runtime, limits: { maxCalls: 5_000 } });
   return {
     run: async (code) => {

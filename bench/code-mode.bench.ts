@@ -115,7 +115,7 @@ async function sandboxOnly(runtime: SandboxRuntime): Promise<{ sequential: Cost;
       const outcome = await runtime.run({
         code,
         toolNames: ['echo'],
-        callTool: (_name, argsJson) => Promise.resolve({ ok: true, valueJson: String((JSON.parse(argsJson) as { i: number }).i) }),
+        callTool: (_name, argsJson) => Promise.resolve({ ok: true, value: (JSON.parse(argsJson) as { i: number }).i }),
         limits,
         signal: new AbortController().signal,
       });

@@ -10,6 +10,7 @@ import type { SandboxLimits, SandboxRunOutcome, SandboxRunRequest, SandboxRuntim
 import { createInProcessRuntime } from '../sandbox/in-process-runtime.ts';
 import { createProcessRuntime } from '../sandbox/process/process-runtime.ts';
 import { fmt, median, quantile, type BenchSection } from './section.ts';
+import type { JsonValue } from '../src/json.ts';
 
 const limits: SandboxLimits = { timeoutMs: 60_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20, maxArgBytes: 4 << 20 };
 const CALLS = 1_000;
@@ -25,7 +26,7 @@ function request(code: string): SandboxRunRequest {
   return {
     code,
     toolNames: ['echo'],
-    callTool: async (_name, argsJson) => ({ ok: true, valueJson: argsJson }),
+    callTool: async (_name, argsJson) => ({ ok: true, value: JSON.parse(argsJson) as JsonValue }),
     limits,
     signal: new AbortController().signal,
   };

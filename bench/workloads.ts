@@ -59,3 +59,15 @@ export function echoTool(defineTool: typeof DefineTool) {
     execute: async (args) => args.i,
   });
 }
+
+/** `io`, which returns its integer argument `i` after the host's turn, as a tool waiting on I/O does, made by the `defineTool` given. */
+export function ioTool(defineTool: typeof DefineTool) {
+  return defineTool({
+    name: 'io',
+    description: 'Returns its argument after the current turn of the event loop.',
+    parameters: { i: { type: 'integer', required: true } },
+    output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+    isConcurrencySafe: () => true,
+    execute: (args) => new Promise<number>((resolve) => setImmediate(() => resolve(args.i))),
+  });
+}

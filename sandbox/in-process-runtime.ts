@@ -14,14 +14,16 @@
  */
 import { availableParallelism } from 'node:os';
 import { DEFAULT_POOL } from '../src/code-mode/pool-defaults.ts';
-import type { SandboxCallOutcome, SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
-import { runInIsolate, type RunControl } from './isolate-run.ts';
+import type { SandboxFailure, SandboxPoolStatus, SandboxRunOutcome, SandboxRunRequest, SandboxRuntime } from '../src/sandbox-runtime.ts';
+import type { CallReply } from './crossing/protocol.ts';
+import { runInIsolate, type IsolateRunRequest, type RunControl } from './isolate-run.ts';
 import { MemoryBudget, MiB, watchBudget, type BudgetTicket } from './memory-budget.ts';
 import { resolveAdmission, type AdmissionOptions, type IsolateReuseOptions } from './pool-options.ts';
 import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SessionIsolates } from './session-isolates.ts';
 import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
+import { BURST_MIN_UNSTARTED, SYNC_RUNS_PER_CORE } from './tuning.ts';
 import { resolveOptions } from './process/options.ts';
 import { Supervisor } from './process/supervisor.ts';
 import { WaitQueue } from './wait-queue.ts';
@@ -67,23 +69,18 @@ export interface InProcessRuntimeOptions extends AdmissionOptions, IsolateReuseO
   prepareOffThread?: boolean;
 }
 
-/**
- * Runs admitted and not yet started beyond which a starting run goes to a burst thread. A run
- * there pays a thread crossing on each of its tool calls, which costs a workload of many calls
- * per run more than the isolate set-ups it would wait behind here (bench/RESULTS.md). Past this
- * many, a run would wait behind enough isolate set-ups here that the thread is quicker.
- */
-const BURST_MIN_UNSTARTED = 16;
-
-/** Runs in flight (per core) up to which a starting run takes the synchronous crossing; see `syncToolCalls`. */
-const SYNC_RUNS_PER_CORE = 4;
 
 /** The program `ready()` runs once, outside admission; see warmUp. */
 const WARM_UP_PROGRAM = 'return 1;';
 const WARM_UP_LIMITS = { timeoutMs: 5_000, maxLogBytes: 1024, maxResultBytes: 1024, maxArgBytes: 1024 };
 const NEVER = new AbortController().signal;
 
-export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): SandboxRuntime {
+/** A {@link SandboxRuntime} whose runs' calls may answer with text already made (a sandbox child's do). */
+export interface InProcessRuntime extends SandboxRuntime {
+  run(request: IsolateRunRequest): Promise<SandboxRunOutcome>;
+}
+
+export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): InProcessRuntime {
   const poolMemoryMiB = options.warmPoolMemoryMiB ?? DEFAULT_POOL.warmPoolMemoryMiB;
   const offThread = options.prepareOffThread ?? true;
   const pool = createWarmPool(options.warmPoolSize ?? DEFAULT_POOL.warmPoolSize, poolMemoryMiB, offThread);
@@ -168,20 +165,6 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
       pool.refill();
     })().catch(() => undefined));
 
-  /**
-   * The spin switches of the runs crossing synchronously (RunControl.allowSpin). A guest spinning
-   * for its reply holds a core, so spinning is allowed only while fewer runs are in flight than
-   * cores: one core stays for this thread, which answers the calls.
-   */
-  const spinners = new Set<(allowed: boolean) => void>();
-  let spinAllowed = false;
-  const updateSpin = (): void => {
-    const allowed = active.size < cores;
-    if (allowed === spinAllowed) return;
-    spinAllowed = allowed;
-    for (const allowSpin of spinners) allowSpin(allowed);
-  };
-
   /** Whether a run may be computing: it is not while one of its tool calls is in flight. */
   interface Activity {
     active: boolean;
@@ -195,7 +178,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     if (!active) drain();
   };
 
-  const counted = (request: SandboxRunRequest, activity: Activity, onStart: () => void): SandboxRunRequest => {
+  const counted = (request: IsolateRunRequest, activity: Activity, onStart: () => void): IsolateRunRequest => {
     let inFlight = 0;
     return {
       ...request,
@@ -204,11 +187,11 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
         request.onStart?.();
       },
       // Not async (a microtask hop less per nested call); never throws, like the callTool it wraps.
-      callTool: (name, argsJson, onValueChunk, readsJson) => {
+      callTool: (name, argsJson, readsJson) => {
         if (inFlight++ === 0) setActive(activity, false);
-        let pending: Promise<SandboxCallOutcome>;
+        let pending: Promise<CallReply>;
         try {
-          pending = request.callTool(name, argsJson, onValueChunk, readsJson);
+          pending = request.callTool(name, argsJson, readsJson);
         } catch (error) {
           pending = Promise.reject(error);
         }
@@ -230,7 +213,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     };
   };
 
-  const runOnce = async (request: SandboxRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
+  const runOnce = async (request: IsolateRunRequest, ticket: BudgetTicket): Promise<SandboxRunOutcome> => {
     // A burst is many runs not started yet, or runs waiting for admission: admitted one at a time as
     // others reach their first tool call, a burst's runs would each find the others gone.
     if (unstarted > BURST_MIN_UNSTARTED || queue.size > 0) {
@@ -262,16 +245,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     if (sessionId !== undefined) control.recycle = (ended) => void kept.offer(sessionId, ended);
     const outcome = runInIsolate(prepared, stripped.js, request, control);
     ticket.stop = control.stop;
-    const { allowSpin } = control;
-    if (allowSpin !== undefined) {
-      spinners.add(allowSpin);
-      allowSpin(spinAllowed);
-      void outcome.then(() => spinners.delete(allowSpin));
-    }
     return outcome;
   };
 
-  const start = (request: SandboxRunRequest): Promise<SandboxRunOutcome> => {
+  const start = (request: IsolateRunRequest): Promise<SandboxRunOutcome> => {
     const ticket = budget.admit();
     const activity: Activity = { active: true, ended: false };
     activeRuns++;
@@ -284,12 +261,10 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): S
     };
     const run = runOnce(counted(request, activity, onStart), ticket);
     active.add(run);
-    updateSpin();
     void run.finally(() => {
       onStart();
       active.delete(run);
-      updateSpin();
-      setActive(activity, false);
+        setActive(activity, false);
       activity.ended = true;
       budget.release(ticket);
       drain();

@@ -7,88 +7,13 @@
  * build on these functions.
  */
 import ivm from 'isolated-vm';
-import type { SandboxCallOutcome, SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest, SandboxUsage } from '../src/sandbox-runtime.ts';
-import type { ValueChunkSink } from '../src/value-chunks.ts';
+import type { SandboxFailure, SandboxFailureKind, SandboxRunOutcome, SandboxRunRequest, SandboxUsage } from '../src/sandbox-runtime.ts';
+import { Channel, createSharedReplies, type Bindings } from './crossing/channel.ts';
+import { encodeReply, HOST_FAILED, REPLY, RESULT, WIRE, type CallReply } from './crossing/protocol.ts';
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
-
-/** What the host answers to the guest; set per run, before the program starts. */
-interface Bindings {
-  /** `onValueChunk`: where the value may go a slice at a time before the reply (`C<count>`, see GuestApi.chunk). */
-  call(name: string, argsJson: string, onValueChunk: ValueChunkSink, readsJson: string | undefined): Promise<string>;
-  log(level: string, text: string): void;
-  timer(id: number, ms: number): Promise<string>;
-  clearTimer(id: number): void;
-  fail(thrownJson: string): void;
-  catastrophe(message: string): void;
-  /** Guest code may run (the host handed it something) or has run (it sent something): see RunControl.touched. */
-  touch(): void;
-  /** The memory the synchronous crossing answers through ({@link createSharedReplies}); none: calls cross asynchronously. */
-  sharedReplies?: SharedArrayBuffer;
-  /** A call crossed synchronously and missed the host's turn, or its reply outgrew the shared memory (see RunControl.onSlowTool). */
-  slowTool(name: string): void;
-}
-
-/**
- * The synchronous crossing. The guest stores SHARED_WAITING in `control[0]`, sends its calls
- * fire-and-forget and blocks in `Atomics.wait`. Within that host turn the host writes the replies
- * ready by then as UTF-16 into `text`, their length into `control[1]`, swaps the state to
- * SHARED_ANSWERED and wakes it: two thread hops fewer per call than an asynchronous apply.
- * Nothing of isolated-vm waits, so disposing the isolate mid-wait (which wakes the guest
- * with a termination) leaves no crossing state behind.
- */
-interface SharedReplies {
-  readonly control: Int32Array;
-  readonly text: Buffer;
-  /** UTF-16 code units `text` holds. */
-  readonly capacity: number;
-}
-
-const DEFAULT_SYNC_WAIT_MS = 100;
-/**
- * Characters of replies (while more calls run) past which they go to a waiting guest at once
- * rather than at the end of the host's turn: one or two pages of rows. Each push costs a crossing,
- * but the guest parses what it got while this thread still makes the rest (bench/RESULTS.md).
- */
-const PUSH_CHARS = 16 * 1024;
-const SHARED_WAITING = 1;
-const SHARED_ANSWERED = 2;
-/** Control words before the text (Int32 each): state, text length, spin allowed, unused. */
-const SHARED_HEADER_BYTES = 16;
-/** The control word that allows the guest to spin before it blocks (RunControl.allowSpin). */
-const SHARED_SPIN_WORD = 2;
-/**
- * Bytes of replies one synchronous crossing carries: page-sized results of in-memory tools fit;
- * bigger batches go the asynchronous way. Allocated per run, so it stays small: a thousand runs
- * waiting on tools hold a thousand of these.
- */
-const SHARED_REPLY_BYTES = 16 * 1024;
-
-/** Memory for one run's synchronous crossing; handed to the guest at start and to the host in its bindings. */
-export function createSharedReplies(): SharedArrayBuffer {
-  return new SharedArrayBuffer(SHARED_HEADER_BYTES + SHARED_REPLY_BYTES);
-}
-
-function sharedReplies(buffer: SharedArrayBuffer): SharedReplies {
-  return {
-    control: new Int32Array(buffer, 0, 2),
-    text: Buffer.from(buffer, SHARED_HEADER_BYTES),
-    capacity: (buffer.byteLength - SHARED_HEADER_BYTES) >> 1,
-  };
-}
-
-/** Characters of whole replies (`<ordinal> <length> <text>` each) at the start of `batch` that fit in `capacity`. */
-function fittingReplies(batch: string, capacity: number): number {
-  let at = 0;
-  for (;;) {
-    const space = batch.indexOf(' ', at);
-    const space2 = batch.indexOf(' ', space + 1);
-    const end = space2 + 1 + Number(batch.slice(space + 1, space2));
-    if (space < 0 || space2 < 0 || end > capacity) return at;
-    at = end;
-  }
-}
+import { GUEST, RECYCLE_MAX_HEAP_BYTES, RECYCLE_MAX_HEAP_SHARE, RECYCLE_PROBE_MS, SYNC_WAIT_MS } from './tuning.ts';
 
 /** A never-used context with the bootstrap evaluated, in its isolate. Use once with {@link runInIsolate}. */
 export interface PreparedIsolate {
@@ -118,8 +43,6 @@ const catastropheHandlers = new WeakMap<ivm.Isolate, (message: string) => void>(
  * wrong where the CPU is (see InProcessRuntimeOptions.prepareOffThread).
  */
 export async function prepareIsolate(memoryMiB: number, offThread = false, reuse?: ivm.Isolate): Promise<PreparedIsolate> {
-  let bindings: Bindings | undefined;
-  let shared: SharedReplies | undefined;
   collectAtExit();
   const isolate =
     reuse ??
@@ -129,218 +52,33 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
     });
   try {
     const context = offThread ? await isolate.createContext() : isolate.createContextSync();
+    const channel = new Channel();
     const never = new Promise<string>(() => undefined);
-    // Replies travel back as the answer to the guest's latest submit (see the guest's wire protocol):
-    // a host→isolate call per reply costs far more than settling a promise isolated-vm already awaits.
-    let outbox = '';
-    let answer: ((batch: string) => void) | undefined;
-    let flushQueued = false;
-    let ordinal = 0;
-    let running = 0;
-    const answerNow = (): void => {
-      const resolve = answer;
-      if (resolve === undefined) return;
-      answer = undefined;
-      if (resolve === syncAnswer && syncTurn !== undefined) {
-        // Answered within its turn (in-memory tools): nothing is left for the turn's end to do.
-        clearImmediate(syncTurn);
-        syncTurn = undefined;
-        syncAnswer = undefined;
-      }
-      bindings?.touch();
-      // Once replies went ahead of this answer, the rest follows them (see pushNow) and the answer carries none.
-      if (pushed && outbox !== '') pushNow();
-      pushed = false;
-      const batch = outbox;
-      outbox = '';
-      resolve(batch);
-    };
-    /** The guest's `push` and `chunk` (set once the bootstrap has run). */
-    let pushRef: ivm.Reference<unknown> | undefined;
-    let chunkRef: ivm.Reference<unknown> | undefined;
-    /**
-     * Hands the guest the next slice of call `n`'s value while the host copies the rest (a big
-     * array, see src/value-chunks.ts), with its shape (`ChunkShape` in src/json.ts: where its
-     * elements hold containers, so that the guest freezes them without looking into each): a task
-     * of the isolate's own, which runs as soon as the guest is idle (awaiting), while this thread
-     * goes on. The call's reply, `C<count>`, may overtake the slices: the guest settles the call
-     * when the last has come.
-     */
-    const pushChunk = (n: number, json: string, shape: string): void => {
-      bindings?.touch();
-      try {
-        chunkRef?.applyIgnored(undefined, [n, json, shape]);
-      } catch {
-        // the isolate is gone: nothing waits for this value any more
-      }
-    };
-    /** Replies went ahead of the pending asynchronous answer: until it is given, all of them do. */
-    let pushed = false;
-    /**
-     * Hands the guest the replies ready so far while its asynchronous submit still waits. Pushes
-     * reach the guest in the order they are made, but an answer may overtake them (given before
-     * the guest took its submit's reply, it arrives with that), so after a push the answer goes
-     * empty: the replies still to come before it is given are pushed too (at the end of the
-     * turn, see flush, or with the answer).
-     */
-    const pushNow = (): void => {
-      pushed = true;
-      const batch = outbox;
-      outbox = '';
-      bindings?.touch();
-      try {
-        pushRef?.applyIgnored(undefined, [batch]);
-      } catch {
-        // the isolate is gone: nothing waits for these replies any more
-      }
-    };
-    const flush = (): void => {
-      flushQueued = false;
-      if (outbox === '') return;
-      if (pushed) pushNow();
-      else answerNow();
-    };
-    const queueFlush = (): void => {
-      if (flushQueued) return;
-      flushQueued = true;
-      // One host turn's replies (a Promise.all burst settles many) share one crossing.
-      setImmediate(flush);
-    };
-    const reply = (n: number, text: string): void => {
-      running--;
-      if (syncCalls.size > 0) {
-        const name = syncCalls.get(n);
-        syncCalls.delete(n);
-        // Too long for the shared memory, it comes the asynchronous way after all, one crossing late
-        // (a page of rows): later calls of the tool take that way from the start, as a slow tool's do.
-        // So does a value sent in slices (`C…`): a guest blocked waiting in the crossing could not parse them meanwhile.
-        if (name !== undefined && shared !== undefined && (text.length >= shared.capacity || text.charCodeAt(0) === 67)) bindings?.slowTool(name);
-      }
-      outbox += `${n} ${text.length} ${text}`;
-      if (answer === undefined) return;
-      // The last running call answers at once (sequential programs wait for it); others gather for a turn.
-      if (running === 0) answerNow();
-      // Unless they are big (a fan-out of pages): the guest then parses those ready while this thread makes the rest.
-      else if (outbox.length >= PUSH_CHARS && answer !== syncAnswer) pushNow();
-      else queueFlush();
-    };
-    // The synchronous crossing (see SharedReplies): the guest waits on `control[0]` until the host
-    // answers, which it does within this turn; replies that do not fit go the asynchronous way.
-    const answerShared = (batch: string): void => {
-      const replies = shared;
-      if (replies === undefined) return;
-      const cut = batch.length <= replies.capacity ? batch.length : fittingReplies(batch, replies.capacity);
-      if (cut > 0) replies.text.write(cut === batch.length ? batch : batch.slice(0, cut), 0, 'utf16le');
-      Atomics.store(replies.control, 1, cut);
-      if (Atomics.compareExchange(replies.control, 0, SHARED_WAITING, SHARED_ANSWERED) === SHARED_WAITING) {
-        Atomics.notify(replies.control, 0);
-        if (cut < batch.length) outbox = batch.slice(cut) + outbox;
-      } else {
-        // The guest stopped waiting (a safety net against a host that never answers): its next submit collects these.
-        outbox = batch + outbox;
-      }
-    };
-    let syncAnswer: ((batch: string) => void) | undefined;
-    /** The end of the host turn a synchronous submit waits at most, while one is pending. */
-    let syncTurn: NodeJS.Immediate | undefined;
-    /** The calls of the latest synchronous submit still running: ordinal → tool name. */
-    const syncCalls = new Map<number, string>();
-    const endSyncTurn = (): void => {
-      syncTurn = undefined;
-      const pending = syncAnswer;
-      syncAnswer = undefined;
-      if (pending === undefined || answer !== pending) return;
-      // These missed the turn: the runtime remembers their tools, so later runs send them asynchronously from the start.
-      for (const name of syncCalls.values()) bindings?.slowTool(name);
-      syncCalls.clear();
-      answerNow();
-    };
-    const submit = (batch: string): Promise<string> | undefined => {
-      // A synchronous submit (`S…`, sent fire-and-forget) holds an isolated-vm pool thread while its guest waits: always answered.
-      const sync = batch.charCodeAt(0) === 83;
-      if (bindings === undefined) {
-        if (sync) answerShared('');
-        return sync ? undefined : never;
-      }
-      bindings.touch();
-      // An earlier asynchronous submit is answered now; an earlier synchronous one has been
-      // answered already (the guest never submits while it waits), or the guest gave up on it.
-      if (answer !== syncAnswer) answerNow();
-      answer = undefined;
-      if (sync) syncCalls.clear();
-      const call = bindings.call;
-      let at = sync ? 1 : 0;
-      let reads: string | undefined;
-      while (at < batch.length) {
-        const colon = batch.indexOf(':', at);
-        const nameEnd = colon + 1 + Number(batch.slice(at, colon));
-        const colon2 = batch.indexOf(':', nameEnd);
-        const argsEnd = colon2 + 1 + Number(batch.slice(nameEnd, colon2));
-        // An entry without a name is not a call: the reads a recording guest made before the next one.
-        if (nameEnd === colon + 1) {
-          reads = batch.slice(colon2 + 1, argsEnd);
-          at = argsEnd;
-          continue;
-        }
-        const n = ++ordinal;
-        running++;
-        const name = batch.slice(colon + 1, nameEnd);
-        if (sync) syncCalls.set(n, name);
-        call(name, batch.slice(colon2 + 1, argsEnd), (json, shape) => pushChunk(n, json, shape), reads).then(
-          (text) => reply(n, text),
-          () => reply(n, 'F'),
-        );
-        reads = undefined;
-        at = argsEnd;
-      }
-      if (sync) {
-        // At most one host turn: calls that finish sooner are answered as the last one ends (reply),
-        // which cancels the turn's end. One still pending from an earlier submit serves this one: it
-        // runs after the current turn's microtasks, so it never cuts a turn short.
-        const pending = (replies: string): void => answerShared(replies);
-        answer = syncAnswer = pending;
-        if (running === 0) answerNow();
-        else syncTurn ??= setImmediate(endSyncTurn);
-        return undefined;
-      }
-      return new Promise<string>((resolve) => {
-        answer = resolve;
-        if (outbox === '') return;
-        // Nothing left running to gather (replies a synchronous crossing could not carry): answer now.
-        if (running === 0) answerNow();
-        else queueFlush();
-      });
-    };
     // Host functions never throw: a host error crossing would carry a host stack.
     const refs = [
       new ivm.Reference((batch: unknown) => {
         try {
-          return submit(String(batch));
+          return channel.submit(String(batch));
         } catch {
-          // a malformed batch (only a bootstrap bug makes one) submits nothing more; a synchronous one is still answered
-          if (String(batch).charCodeAt(0) !== 83) return never;
-          answerShared('');
-          return undefined;
+          return channel.refuse(String(batch));
         }
       }),
-      new ivm.Reference((level: unknown, text: unknown) => void bindings?.log(String(level), String(text))),
-      new ivm.Reference((id: unknown, ms: unknown) => (bindings === undefined ? never : bindings.timer(Number(id), Number(ms)))),
-      new ivm.Reference((id: unknown) => void bindings?.clearTimer(Number(id))),
-      new ivm.Reference((thrown: unknown) => void bindings?.fail(String(thrown))),
+      new ivm.Reference((level: unknown, text: unknown) => void channel.bindings?.log(String(level), String(text))),
+      new ivm.Reference((id: unknown, ms: unknown) => channel.bindings?.timer(Number(id), Number(ms)) ?? never),
+      new ivm.Reference((id: unknown) => void channel.bindings?.clearTimer(Number(id))),
+      new ivm.Reference((thrown: unknown) => void channel.bindings?.fail(String(thrown))),
     ];
     const script = await compileBootstrap(isolate, offThread);
     const install = (offThread ? await script.run(context, { reference: true }) : script.runSync(context, { reference: true })) as ivm.Reference<unknown>;
     script.release();
-    const names = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
-    const installArgs = [...refs, names];
+    const installArgs = [...refs, INSTALL_NAMES, WIRE_JSON];
     const installOptions = { result: { reference: true } } as const;
     const api = (offThread ? await install.apply(undefined, installArgs, installOptions) : install.applySync(undefined, installArgs, installOptions)) as ivm.Reference<
       Record<'start' | 'push' | 'chunk' | 'reusable', unknown>
     >;
     install.release();
     const start = api.getSync('start', { reference: true }) as ivm.Reference<unknown>;
-    pushRef = api.getSync('push', { reference: true }) as ivm.Reference<unknown>;
-    chunkRef = api.getSync('chunk', { reference: true }) as ivm.Reference<unknown>;
+    channel.connect(api.getSync('push', { reference: true }) as ivm.Reference<unknown>, api.getSync('chunk', { reference: true }) as ivm.Reference<unknown>);
     const reusable = api.getSync('reusable', { reference: true }) as ivm.Reference<unknown>;
     api.release();
     return {
@@ -349,29 +87,20 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
       context,
       start,
       reusable,
-      bind(next) {
-        bindings = next;
-        shared = next.sharedReplies === undefined ? undefined : sharedReplies(next.sharedReplies);
-        catastropheHandlers.set(isolate, next.catastrophe);
+      bind(bindings) {
+        channel.bind(bindings);
+        catastropheHandlers.set(isolate, bindings.catastrophe);
       },
-      detach() {
-        bindings = undefined;
-        shared = undefined;
-        answer = undefined;
-        syncAnswer = undefined;
-        pushRef = undefined;
-        chunkRef = undefined;
-        outbox = '';
-        if (syncTurn !== undefined) clearImmediate(syncTurn);
-        syncTurn = undefined;
-        return running === 0;
-      },
+      detach: () => channel.detach(),
     };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw error;
   }
 }
+
+const INSTALL_NAMES = JSON.stringify({ reserved: RESERVED_GLOBALS, removed: REMOVED_GLOBALS });
+const WIRE_JSON = JSON.stringify({ ...WIRE, tuning: GUEST });
 
 // V8's code cache of the bootstrap, made by the first isolate of this process: later isolates
 // deserialise the compiled functions instead of compiling them (the bootstrap is ours, never a program's).
@@ -403,22 +132,6 @@ export function discardIsolate(prepared: PreparedIsolate): void {
   prepared.context.release();
   prepared.isolate.dispose();
 }
-
-/**
- * How long the isolate of an ended run may take to answer whether it is reusable, ms. A healthy
- * one answers in well under a millisecond; one that does not (a program's endless chain of
- * microtasks after it returned) is disposed, which ends that.
- */
-const RECYCLE_PROBE_MS = 250;
-/**
- * Heap in use (live, or garbage not yet collected: old contexts wait for a full collection) past
- * which an ended run's isolate is disposed rather than kept, bytes, and as a share of its heap
- * limit. Garbage is collected when a run needs the room, yet a program that fits a fresh isolate
- * could fail `memory` in one that earlier runs had left partly in use, and does not under this
- * bound (bench/RESULTS.md).
- */
-const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
-const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
 
 /**
  * Readies the isolate of a run that ended cleanly (see RunControl.recycle) for another run: a
@@ -505,20 +218,18 @@ export interface RunControl {
    * {@link recycleIsolate} (or dispose it).
    */
   recycle?: (prepared: PreparedIsolate) => void;
-  /**
-   * Set by {@link runInIsolate} when the run starts, for a synchronous crossing: whether the
-   * guest may spin on the shared state for a moment before blocking. Spinning saves
-   * the thread wake-up of each call, but holds a core: allow it only while cores are spare.
-   * Off until set.
-   */
-  allowSpin?: (allowed: boolean) => void;
+}
+
+/** {@link SandboxRunRequest}, whose calls may answer with text already made ({@link CallReply}). */
+export interface IsolateRunRequest extends Omit<SandboxRunRequest, 'callTool'> {
+  callTool(name: string, argsJson: string, readsJson?: string): Promise<CallReply>;
 }
 
 /**
  * Runs one program (already stripped by `stripProgram`) in `prepared`, which
  * is disposed before this resolves. Never rejects.
  */
-export async function runInIsolate(prepared: PreparedIsolate, js: string, request: SandboxRunRequest, control?: RunControl): Promise<SandboxRunOutcome> {
+export async function runInIsolate(prepared: PreparedIsolate, js: string, request: IsolateRunRequest, control?: RunControl): Promise<SandboxRunOutcome> {
   const filename = request.filename ?? DEFAULT_FILENAME;
   const { limits, signal } = request;
   const logs: string[] = [];
@@ -550,40 +261,28 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
     settleForced?.();
   };
 
-  const encodeOutcome = (outcome: SandboxCallOutcome): string => {
-    if (outcome.ok) {
-      if (typeof outcome.chunks === 'number' && outcome.chunks > 0) {
-        return outcome.chunkedPath === undefined ? `C${outcome.chunks}` : `C${outcome.chunks}\n${JSON.stringify(outcome.chunkedPath)}\n${outcome.valueJson}`;
-      }
-      return typeof outcome.valueJson === 'string' ? `V\n${outcome.valueJson}` : 'E{"code":"INVALID_TOOL_OUTPUT","message":"the tool produced no value","callId":""}';
-    }
-    if ('fatal' in outcome) {
-      force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
-      return 'F';
-    }
-    return `E${JSON.stringify({ code: outcome.error.code, message: outcome.error.message, callId: outcome.error.callId })}`;
+  const encodeOutcome = (outcome: CallReply, sendSlice: (json: string) => void): string => {
+    if (!('fatal' in outcome)) return encodeReply(outcome, sendSlice);
+    force({ kind: outcome.fatal.kind, message: outcome.fatal.message });
+    return REPLY.fatal;
   };
 
   const touched = control?.touched ?? ((): void => undefined);
   const shared = control?.syncCalls === true ? createSharedReplies() : undefined;
-  if (shared !== undefined && control !== undefined) {
-    const words = new Int32Array(shared, 0, SHARED_SPIN_WORD + 1);
-    control.allowSpin = (allowed) => void Atomics.store(words, SHARED_SPIN_WORD, allowed ? 1 : 0);
-  }
   prepared.bind({
     touch: touched,
     sharedReplies: shared,
     slowTool: (name) => control?.onSlowTool?.(name),
     // Not async: each await is a microtask hop on every nested call.
-    call: (name, argsJson, onValueChunk, readsJson) => {
-      if (forced !== undefined) return Promise.resolve('F');
+    call: (name, argsJson, readsJson, sendSlice) => {
+      if (forced !== undefined) return Promise.resolve(REPLY.fatal);
       let pending;
       try {
-        pending = request.callTool(name, argsJson, onValueChunk, readsJson);
+        pending = request.callTool(name, argsJson, readsJson);
       } catch {
         return Promise.resolve(HOST_FAILED);
       }
-      return pending.then(encodeOutcome, () => HOST_FAILED);
+      return pending.then((outcome) => encodeOutcome(outcome, sendSlice), () => HOST_FAILED);
     },
     log: (level, text) => {
       touched();
@@ -693,8 +392,6 @@ export async function runInIsolate(prepared: PreparedIsolate, js: string, reques
   }
 }
 
-const HOST_FAILED = `E${JSON.stringify({ code: 'TOOL_FAILED', message: 'the host could not run this call', callId: '' })}`;
-
 const OUT_OF_MEMORY = /^RangeError: (Array buffer allocation failed|Invalid string length)/;
 
 type Reply = { text: string } | { failure: SandboxFailure };
@@ -703,7 +400,7 @@ async function execute(
   prepared: PreparedIsolate,
   js: string,
   filename: string,
-  request: SandboxRunRequest,
+  request: IsolateRunRequest,
   shared: SharedArrayBuffer | undefined,
   control: RunControl | undefined,
   touched: () => void,
@@ -724,7 +421,7 @@ async function execute(
   const { maxLogBytes, maxResultBytes, maxArgBytes } = request.limits;
   const slowTools = control?.slowTools ?? [];
   const settings: Record<string, unknown> =
-    shared === undefined ? { maxLogBytes, maxResultBytes, maxArgBytes } : { maxLogBytes, maxResultBytes, maxArgBytes, slowTools, syncWaitMs: control?.syncWaitMs ?? DEFAULT_SYNC_WAIT_MS };
+    shared === undefined ? { maxLogBytes, maxResultBytes, maxArgBytes } : { maxLogBytes, maxResultBytes, maxArgBytes, slowTools, syncWaitMs: control?.syncWaitMs ?? SYNC_WAIT_MS };
   if (request.recordReads !== undefined) settings.reads = request.recordReads.replay;
   const config = JSON.stringify(settings);
   // Shared, not copied: isolated-vm hands the guest the same memory.
@@ -741,9 +438,9 @@ function decode(text: string, logs: string[], filename: string, maxResultBytes: 
   const tag = text[0];
   const body = text.slice(1);
   switch (tag) {
-    case 'U':
+    case RESULT.none:
       return { ok: true, logs, usage };
-    case 'R': {
+    case RESULT.value: {
       const bytes = Buffer.byteLength(body);
       usage.resultBytes = bytes;
       if (bytes > maxResultBytes) {
@@ -756,9 +453,9 @@ function decode(text: string, logs: string[], filename: string, maxResultBytes: 
       }
       return { ok: true, logs, resultJson: body, usage };
     }
-    case 'I':
+    case RESULT.invalid:
       return { ok: false, logs, failure: { kind: 'invalid-output', message: body }, usage };
-    case 'O':
+    case RESULT.tooLarge:
       return { ok: false, logs, failure: { kind: 'output-limit', message: body }, usage };
     default: {
       const described = describeException(body, filename);

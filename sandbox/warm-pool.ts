@@ -5,12 +5,13 @@
  * isolate is never returned to the pool.
  *
  * The pool follows demand: each `take` that finds it empty doubles its
- * target, up to `GROWTH_LIMIT` times `size` (a burst then finds isolates made
- * between its runs' ends); after `SHRINK_AFTER_MS` without such a miss the
+ * target, up to `WARM_POOL_GROWTH_LIMIT` (sandbox/tuning.ts) times `size` (a burst then finds isolates made
+ * between its runs' ends); after `WARM_POOL_SHRINK_AFTER_MS` without such a miss the
  * target halves back towards `size`, discarding the surplus (an idle isolate
  * holds memory).
  */
 import { discardIsolate, prepareIsolate, type PreparedIsolate } from './isolate-run.ts';
+import { WARM_POOL_GROWTH_LIMIT, WARM_POOL_SHRINK_AFTER_MS } from './tuning.ts';
 
 export interface WarmPool {
   /** A prepared isolate of `memoryMiB`: from the pool when it matches, else made now. */
@@ -30,9 +31,6 @@ export interface WarmPool {
   close(): Promise<void>;
 }
 
-const GROWTH_LIMIT = 16;
-const SHRINK_AFTER_MS = 5_000;
-
 /** `offThread`: how isolates are prepared, see prepareIsolate. */
 export function createWarmPool(size: number, memoryMiB: number, offThread = false): WarmPool {
   const idle: PreparedIsolate[] = [];
@@ -50,7 +48,7 @@ export function createWarmPool(size: number, memoryMiB: number, offThread = fals
     for (const resolve of done) resolve();
   };
   const refill = (): void => {
-    if (target > size && performance.now() - lastMiss > SHRINK_AFTER_MS) {
+    if (target > size && performance.now() - lastMiss > WARM_POOL_SHRINK_AFTER_MS) {
       target = Math.max(size, target >> 1);
       for (const prepared of idle.splice(target)) discardIsolate(prepared);
     }
@@ -86,7 +84,7 @@ export function createWarmPool(size: number, memoryMiB: number, offThread = fals
       if (wanted === memoryMiB && !closed) {
         const prepared = idle.shift();
         if (prepared !== undefined) return prepared;
-        if (size > 0) target = Math.min(size * GROWTH_LIMIT, target * 2);
+        if (size > 0) target = Math.min(size * WARM_POOL_GROWTH_LIMIT, target * 2);
         lastMiss = performance.now();
       }
       return prepareIsolate(wanted, offThread);

@@ -3,7 +3,6 @@
  * (the innermost wrapper), the body, and re-normalisation of results that
  * do not belong to this dispatch.
  */
-import type { ValueChunkSink } from './value-chunks.ts';
 import type { JsonValue } from './json.ts';
 import { projectOutput, checkContent, type OutputDeclaration } from './project-output.ts';
 import { bind, describeThrown, failure, failureWith, isBoundTo, readErrorInfo, thrownFailure } from './results.ts';
@@ -22,8 +21,6 @@ export interface Call {
   readonly entry: ToolEntry;
   readonly exec: ToolExec;
   readonly outer: boolean;
-  /** Where the body's value goes a slice at a time, if asked (value-chunks.ts). */
-  readonly valueChunks?: ValueChunkSink | undefined;
 }
 
 /** Runs wrappers → deadline → body. The result is always bound to this dispatch's token. */
@@ -137,7 +134,7 @@ async function runBody(call: Call, signal: AbortSignal): Promise<ToolExecutionRe
     if (own !== undefined && own.error.info?.code === 'ABORTED') return bind(own, exec.token);
     return bind(failure('ABORTED', `tool "${exec.name}" was cancelled while it ran and has stopped`), exec.token);
   }
-  const result = threw ? thrownFailure(thrown) : projectOutput(entry, exec.arguments, raw, call.outer, call.valueChunks);
+  const result = threw ? thrownFailure(thrown) : projectOutput(entry, exec.arguments, raw, call.outer);
   return bind(result, exec.token);
 }
 

@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bindAgent, endAgent, isAgent } from './agent.ts';
-import { valueChunkSink, type ValueChunkSink } from './value-chunks.ts';
 import { abortedBefore, runAroundDispatch, type Call, type ToolEntry } from './around-dispatch.ts';
 import { commitHold } from './commit-order.ts';
 import type { EventSink, NewToolEvent } from './events.ts';
@@ -44,8 +43,6 @@ interface Ids {
   agent: AgentHandle | undefined;
   parent: DispatchToken | undefined;
   arguments: unknown;
-  /** Nested calls only: where the value goes a slice at a time (value-chunks.ts). */
-  valueChunks: ValueChunkSink | undefined;
   trace: TraceContext | undefined;
 }
 
@@ -98,7 +95,7 @@ async function run(env: DispatchEnv, ids: Ids): Promise<ToolExecutionResult> {
     }
   }
 
-  const call: Call = { entry, exec: buildExec(ids, args), outer, valueChunks: ids.valueChunks };
+  const call: Call = { entry, exec: buildExec(ids, args), outer };
   // A nested call's phases go on the tracing channel only while someone listens.
   const traced = !outer && nestedCallChannel.hasSubscribers;
   let result: ToolExecutionResult;
@@ -193,7 +190,6 @@ function readRequest(request: DispatchRequest): Ids | string {
       agent: agent === undefined ? undefined : bindAgent(agent, { sessionId: session, rootCallId: root, callId: id, name }),
       parent,
       arguments: request.arguments,
-      valueChunks: parent === undefined ? undefined : valueChunkSink(request),
       trace: traceContext,
     };
   } catch (error) {

@@ -4,8 +4,7 @@
  * (outer calls only). Any failure is one `ToolOutputError` result.
  */
 import type { ContentBlock } from './content.ts';
-import { deepFreeze, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonInChunks, snapshotFrozenJsonWithText, snapshotJson, type JsonValue } from './json.ts';
-import { markChunked, type ValueChunkSink } from './value-chunks.ts';
+import { deepFreeze, LossyJsonError, snapshotFrozenJson, snapshotJson, type JsonValue } from './json.ts';
 import { describeThrown, outputFailure, success } from './results.ts';
 import type { ToolExecutionResult, ToolOutput } from './tool.ts';
 
@@ -22,20 +21,11 @@ export function projectOutput(
   args: unknown,
   raw: unknown,
   outer: boolean,
-  valueChunks?: ValueChunkSink,
 ): ToolExecutionResult {
   let value: JsonValue;
   try {
     // Copy and freeze in one walk: validation only reads, so it can run on the frozen copy.
-    // A nested call's value goes on to a program as JSON text, made here at its cheapest (json.ts),
-    // or, when its consumer asked, a slice at a time as the copy goes (value-chunks.ts).
-    if (outer) value = snapshotFrozenJson(raw, 'value') as JsonValue;
-    else if (valueChunks === undefined) value = snapshotFrozenJsonWithText(raw, 'value') as JsonValue;
-    else {
-      const chunked = snapshotFrozenJsonInChunks(raw, 'value', valueChunks);
-      value = chunked.value as JsonValue;
-      markChunked(chunked, valueChunks);
-    }
+    value = snapshotFrozenJson(raw, 'value') as JsonValue;
   } catch (error) {
     return outputFailure(`tool "${tool.name}" returned a value that is not lossless JSON: ${lossyDetail(error)}`);
   }

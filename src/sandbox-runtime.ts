@@ -1,10 +1,11 @@
 /**
  * The sandbox boundary, types only. `src/` declares it; `sandbox/` implements
- * it (in-process isolates, or isolates in a pool of child processes). Values
- * cross it as JSON text only.
+ * it (in-process isolates, or isolates in a pool of child processes). Arguments
+ * cross it as JSON text, values as frozen JSON values: how a value reaches the
+ * program (whole, or in parts) is the runtime's business.
  */
 
-import type { ValueChunkSink } from './value-chunks.ts';
+import type { JsonValue } from './json.ts';
 
 export type SandboxFailureKind =
   | 'syntax'
@@ -64,12 +65,13 @@ export interface SandboxLimits {
 
 /** What a nested call resolved to, as the stub will see it. */
 export type SandboxCallOutcome =
-  /**
-   * `chunks`: that many chunks already went to the call's `onValueChunk`, their arrays joined in
-   * order make an array, and that array is the value (`valueJson` empty) or, with `chunkedPath`
-   * (keys from the value down), the member there in the object `valueJson`, whose `null` it replaces.
-   */
-  | { ok: true; valueJson: string; chunks?: number; chunkedPath?: string[] }
+  /** The value, frozen lossless JSON (a snapshot the tool can no longer change). */
+  | {
+      ok: true;
+      value: JsonValue;
+      /** Called by the sandbox with the UTF-8 bytes of JSON the program received for it (also when sent in slices). */
+      onDelivered?(bytes: number): void;
+    }
   | { ok: false; error: { code: string; message: string; callId: string } }
   /** Ends the whole run with this failure (e.g. `call-limit`). */
   | { ok: false; fatal: { kind: SandboxFailureKind; message: string } };
@@ -93,7 +95,7 @@ export interface SandboxRunRequest {
    * `recordReads`, `readsJson` is the JSON array of the values the program
    * read since its previous call (absent when it read none).
    */
-  callTool(name: string, argsJson: string, onValueChunk?: ValueChunkSink, readsJson?: string): Promise<SandboxCallOutcome>;
+  callTool(name: string, argsJson: string, readsJson?: string): Promise<SandboxCallOutcome>;
   /**
    * Record the program's nondeterministic reads (`Date.now()`, `new Date()` and `Date()` without
    * arguments, `Math.random()`: the guest offers no `performance` and no `crypto`) and hand them to

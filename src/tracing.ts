@@ -11,7 +11,6 @@
  * `within` in `start`: the work then runs inside it (a tracer makes its span the active one).
  */
 import { tracingChannel, type TracingChannel } from 'node:diagnostics_channel';
-import { jsonTextOf, type JsonValue } from './json.ts';
 import type { SandboxCallOutcome } from './sandbox-runtime.ts';
 import type { ToolExec } from './tool.ts';
 
@@ -142,10 +141,10 @@ export function endPhase(message: NestedCallMessage): void {
   nestedCallChannel.asyncEnd.publish(message);
 }
 
-/** Notes on a `call` message how it ended, before the channel reports the end; `value` when the outcome went in chunks. */
-export function noteOutcome(message: NestedCallMessage, outcome: SandboxCallOutcome, value?: JsonValue): void {
+/** Notes on a `call` message how it ended, before the channel reports the end. */
+export function noteOutcome(message: NestedCallMessage, outcome: SandboxCallOutcome): void {
   if (outcome.ok) {
-    message.bytesOut = Buffer.byteLength(outcome.chunks === undefined || value === undefined ? outcome.valueJson : jsonTextOf(value));
+    message.bytesOut = Buffer.byteLength(JSON.stringify(outcome.value));
     return;
   }
   message.isError = true;

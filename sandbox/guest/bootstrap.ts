@@ -9,24 +9,17 @@
  *
  * Self-contained: no imports, no references to anything outside the function.
  *
- * Wire protocol (strings only):
- * - submit(batch): the stub calls made in one microtask turn, each as
- *   `<name length>:<name><args length>:<argsJson>` (the host numbers them 1, 2, … in stream order),
- *   or '' to wait for replies. Resolves to replies, each `<ordinal> <reply length> <reply>` with reply
- *   `V\n<valueJson>`, `E<{code,message,callId}>` or `F` (run ends); a later submit makes
- *   the host answer the earlier one at once (possibly with ''), so at most one waits at the host.
- *   A batch prefixed `S` is the synchronous crossing: sent fire-and-forget while the guest blocks
- *   in `Atomics.wait` on the shared memory start() was given; the host writes the replies ready
- *   within its turn there (maybe none; those that do not fit and later ones come the async way);
+ * The wire (message kinds, formats, the shared memory's layout) is defined in
+ * sandbox/crossing/protocol.ts and handed in at install (`wireJson`). Besides the
+ * submit and its replies, the host hands over:
  * - log(level, text), ignored; level `notice` is a runtime note that bypasses the cap;
  * - timer(id, ms) resolves to `1` (fired) or `0` (cleared or run ended); clearTimer(id), ignored;
  * - fail(`<{message,stack}>`), ignored: an uncaught error in a timer callback;
- * - start(toolNames, config, program, sharedReplies?) resolves to `<logs sent>|` followed by `U`, `R<json>`, `I<message>`, `O<message>` or `E<{message,stack}>`;
- * - push(replies), from the host, while an asynchronous submit waits: replies delivered ahead of its
- *   answer, in the same format (the answer then carries only what came after);
- * - reusable(), from the host once the run has ended: `1` if the program settled, left no call
- *   unsettled and scheduled no code for later, else `0`.
+ * and calls start(toolNames, config, program, sharedReplies?), push(replies), chunk(ordinal, json)
+ * and reusable() (see GuestApi).
  */
+
+import type { Wire } from '../crossing/protocol.ts';
 
 interface HostRef {
   apply(receiver: undefined, args: unknown[], options?: object): Promise<unknown>;
@@ -37,7 +30,7 @@ interface GuestConfig {
   maxLogBytes: number;
   maxResultBytes: number;
   maxArgBytes: number;
-  /** Tools whose calls cross asynchronously from the start (they recently missed the host's turn). */
+  /** Tools whose calls cross asynchronously from the start (the host judged them slow). */
   slowTools?: string[];
   /** Longest wait for the host's answer in a synchronous crossing, ms. */
   syncWaitMs?: number;
@@ -54,11 +47,9 @@ export interface GuestApi {
   /**
    * From the host: the next slice (JSON of an array of elements) of call `ordinal`'s value, whose
    * reply is `C<count>` (the value is the slices joined) or `C<count>\n<keys JSON>\n<object JSON>`
-   * (they make the member down those keys, in place of its null), and its shape: JSON of the keys
-   * at which every element holds a container of scalars (and no element holds one elsewhere), or
-   * '' (unknown).
+   * (they make the member down those keys, in place of its null).
    */
-  readonly chunk: (ordinal: number, json: string, shape: string) => void;
+  readonly chunk: (ordinal: number, json: string) => void;
   /** After the run: '1' when this context can no longer run anything by itself (see isolate reuse). */
   readonly reusable: () => string;
 }
@@ -70,6 +61,7 @@ export function installGuest(
   clearTimerRef: HostRef,
   failRef: HostRef,
   namesJson: string,
+  wireJson: string,
 ): GuestApi {
   'use strict';
   // ---- captured built-ins (a program may replace the globals later) ----
@@ -97,7 +89,6 @@ export function installGuest(
   const objectProto = Object.prototype;
   const arrayProto = Array.prototype;
   const arrayPush = Array.prototype.push;
-  const arrayForEach = Array.prototype.forEach;
   const objectToString = Object.prototype.toString;
   const captureStackTrace = Error.captureStackTrace;
   const refApply = submitRef.apply;
@@ -123,6 +114,13 @@ export function installGuest(
   const refApplyOf = uncurryThis(refApply as (receiver: undefined, args: unknown[], options?: object) => Promise<unknown>);
   const refApplyIgnoredOf = uncurryThis(refApplyIgnored as (receiver: undefined, args: unknown[]) => void);
   const names = jsonParse(namesJson) as { reserved: string[]; removed: string[] };
+  const wire = jsonParse(wireJson) as Wire;
+  const { value: REPLY_VALUE, sliced: REPLY_SLICED, error: REPLY_ERROR } = wire.reply;
+  const { stateWord: STATE_WORD, lengthWord: LENGTH_WORD, waiting: WAITING, abandoned: ABANDONED, headerBytes: SHARED_HEADER_BYTES } = wire.shared;
+  const SYNC_PREFIX = wire.syncPrefix;
+  const SLOW_ORDINAL = wire.slowOrdinal;
+  const RESULT = wire.result;
+  const { maxBatch: MAX_BATCH, syncMaxCalls: SYNC_MAX_CALLS, sitesPerTurn: SITES_PER_TURN, maxPendingTimers: MAX_PENDING_TIMERS } = wire.tuning;
 
   const PROMISE_RESULT = freeze(create(null, { result: { value: freeze(create(null, { promise: { value: true, enumerable: true } })), enumerable: true } })) as object;
 
@@ -389,24 +387,6 @@ export function installGuest(
     return value;
   });
 
-  // A slice of a big value whose shape the host sent (src/json.ts, ChunkShape): its elements
-  // frozen by the built-in, then the containers at the shape's keys, with no look into the rest
-  // (about a third of deepFreeze's time for rows of one shape). False, having frozen nothing,
-  // when the shape is not a list of keys or the slice not an array: deepFreeze then does it.
-  // Named like deepFreeze, and for the same reason (sandbox/guest-tiering.ts).
-  const freezeByShape = (function ptcGuestFreezeByShape(slice: unknown, keys: unknown): boolean {
-    if (!isArray(slice) || !isArray(keys)) return false;
-    const items = slice as unknown[];
-    const names = keys as unknown[];
-    for (let k = 0; k < names.length; k++) if (typeof names[k] !== 'string') return false;
-    reflectApply(arrayForEach, items, [freeze]);
-    for (let k = 0; k < names.length; k++) {
-      const name = names[k] as string;
-      for (let i = 0; i < items.length; i++) freeze((items[i] as Record<string, unknown>)[name]);
-    }
-    freeze(items);
-    return true;
-  });
   // ---- console ----
   const formatValue = ((value: unknown, depth: number, seen: object[]): string => {
     switch (typeof value) {
@@ -497,8 +477,6 @@ export function installGuest(
     hostSend(failRef, [jsonStringify(describeThrown(error))]);
   };
   const timersSize = (ObjectCtor.getOwnPropertyDescriptor(Map.prototype, 'size') as PropertyDescriptor).get as () => number;
-  /** Each pending timer holds a host timer and promise: a flood would grow the host, not the isolate heap. */
-  const MAX_PENDING_TIMERS = 10_000;
   const setTimeoutImpl = function (fn: unknown, ms?: unknown, ...args: unknown[]): number {
     if (typeof fn !== 'function') throw new TypeError('setTimeout needs a function: strings are not evaluated');
     if ((reflectApply(timersSize, timers, []) as number) >= MAX_PENDING_TIMERS) {
@@ -664,7 +642,7 @@ export function installGuest(
       const entry = recordedReads === undefined ? `${name.length}:${name}${argsJson.length}:${argsJson}` : `${readsEntry()}${name.length}:${name}${argsJson.length}:${argsJson}`;
       if (now) {
         crossedInTurn = true;
-        exchange(entry, [record]);
+        exchange(entry, true);
         if (!record.settled || record.deferred !== undefined) {
           record.site = siteHere();
           const deferred = record.deferred;
@@ -674,7 +652,6 @@ export function installGuest(
         return promise;
       }
       outbox += entry;
-      batchRecords[batched] = record;
       if (slowTools[name] !== true) batchHasFast = true;
       // A bounded batch goes at once: the host learns of a call-limit breach while a flood is still being made.
       if (++batched >= MAX_BATCH) flushCalls();
@@ -691,19 +668,12 @@ export function installGuest(
   /** Calls awaiting their reply, by ordinal; no prototype, so no inherited setter sees a store. */
   const waiting = setPrototypeOf([], null) as (CallRecord | undefined)[];
   let waitingCount = 0;
-  const MAX_BATCH = 256;
-  /** Calls in one batch up to which it may cross synchronously. */
-  const SYNC_MAX_CALLS = 16;
   let outbox = '';
   let batched = 0;
   let flushQueued = false;
   /** A call crossed inside its stub since the program last yielded (see the stub). */
   let crossedInTurn = false;
-  /**
-   * Call sites captured since the program last yielded, and the latest. Capturing one costs a few
-   * microseconds: a fan-out of 1,000 calls spent about a quarter of its time on them.
-   */
-  const SITES_PER_TURN = 16;
+  /** Call sites captured since the program last yielded (at most SITES_PER_TURN), and the latest. */
   let sitesInTurn = 0;
   let turnSite: { stack?: unknown } | undefined;
   const newTurn = ((): void => {
@@ -713,40 +683,29 @@ export function installGuest(
   });
   /** Submits whose answer has not arrived yet. */
   let exchanges = 0;
-  /** Tools whose latest synchronously submitted call outlived the host's turn (I/O): their calls go the async way. */
+  /** Tools the host judged slow (wire.slowOrdinal): their calls go the async way. */
   const slowTools = create(null) as Record<string, true | undefined>;
-  let batchRecords = setPrototypeOf([], null) as CallRecord[];
   let batchHasFast = false;
-  // The synchronous crossing's memory (the host's SharedReplies): [state, length, spin, unused] and the replies as UTF-16.
+  // The synchronous crossing's memory (wire.shared): its control words, then the replies as UTF-16.
   // Views are made with the captured constructors, never derived (`subarray` would ask the
   // program's species for a view of this memory).
   let sharedBuffer: SharedArrayBuffer | undefined;
   let sharedControl: Int32Array | undefined;
-  const WAITING = 1;
-  const ABANDONED = 3;
   const DECODE_CHUNK = 8192;
-  const SHARED_HEADER_BYTES = 16;
-  /** Loads of the state word before blocking, while the host allows spinning: a moment, once compiled. */
-  const SPIN_LOADS = 20_000;
   /** Replies the host wrote into shared memory, or undefined if it never answered. */
   const exchangeShared = ((buffer: SharedArrayBuffer, control: Int32Array, batch: string): string | undefined => {
     // The Atomics functions and Date.now ignore `this`: the captured ones are called directly.
-    atomicsStore(control, 0, WAITING);
-    hostSend(submitRef, [`S${batch}`]);
+    atomicsStore(control, STATE_WORD, WAITING);
+    hostSend(submitRef, [`${SYNC_PREFIX}${batch}`]);
     // A wake-up is no answer by itself: the host's notify for the previous crossing can land in this one's wait.
     const deadline = now() + (config.syncWaitMs as number);
-    // With a core to spare (the host sets word 2), spin first: being woken from Atomics.wait takes
-    // longer than an in-memory tool takes to answer, and a notify with nobody waiting costs the host nothing.
-    if (atomicsLoad(control, 2) === 1) {
-      for (let spin = 0; spin < SPIN_LOADS && atomicsLoad(control, 0) === WAITING; spin++);
-    }
-    while (atomicsLoad(control, 0) === WAITING) {
+    while (atomicsLoad(control, STATE_WORD) === WAITING) {
       const left = deadline - now();
-      if (left <= 0 || atomicsWait(control, 0, WAITING, left) === 'timed-out') {
-        if (atomicsCompareExchange(control, 0, WAITING, ABANDONED) === WAITING) return undefined;
+      if (left <= 0 || atomicsWait(control, STATE_WORD, WAITING, left) === 'timed-out') {
+        if (atomicsCompareExchange(control, STATE_WORD, WAITING, ABANDONED) === WAITING) return undefined;
       }
     }
-    const length = atomicsLoad(control, 1);
+    const length = atomicsLoad(control, LENGTH_WORD);
     let replies = '';
     for (let at = 0; at < length; at += DECODE_CHUNK) {
       const end = at + DECODE_CHUNK < length ? at + DECODE_CHUNK : length;
@@ -754,23 +713,17 @@ export function installGuest(
     }
     return replies;
   });
-  const exchange = (function exchange(batch: string, submitted?: CallRecord[]): void {
+  const exchange = (function exchange(batch: string, sync: boolean): void {
     // Hybrid crossing: a tool answered within the host's turn (in-memory tools) comes back on
     // the same crossing, without the two thread hops of an async apply. The host bounds the wait
     // to one turn, so a slow tool holds no pool thread: its reply comes by the async path below.
     // Not once the program has returned: calls chained off unawaited ones would then run as one
     // microtask chain that never yields, and the run's end would wait for the call limit.
-    if (submitted !== undefined && sharedControl !== undefined && !returned) {
+    if (sync && sharedControl !== undefined && !returned) {
       const replies = exchangeShared(sharedBuffer as SharedArrayBuffer, sharedControl, batch);
       if (replies !== undefined) deliver(replies);
-      // A tool that missed the turn would cost an extra crossing per call: its later calls go async.
-      for (let i = 0; i < submitted.length; i++) {
-        const record = submitted[i];
-        if (!record.settled) slowTools[record.name] = true;
-        else if (slowTools[record.name] === true) slowTools[record.name] = undefined;
-      }
       // Replies still to come (slow tools, or more than the shared memory holds) come the async way.
-      if (exchanges === 0 && waitingCount > 0) exchange('');
+      if (exchanges === 0 && waitingCount > 0) exchange('', false);
       return;
     }
     exchanges++;
@@ -780,7 +733,7 @@ export function installGuest(
     exchanges--;
     deliver(batch as string);
     // Calls still running and no submit pending: ask for the next replies.
-    if (exchanges === 0 && waitingCount > 0) exchange('');
+    if (exchanges === 0 && waitingCount > 0) exchange('', false);
   });
   const onLost = (): void => {
     exchanges--;
@@ -789,12 +742,11 @@ export function installGuest(
     const batch = outbox;
     // A fan-out (Promise.all over many calls) goes the async way: blocked in a synchronous crossing,
     // the guest could not hand over its next batch while the host works through this one.
-    const submitted = batchHasFast && batched <= SYNC_MAX_CALLS ? batchRecords : undefined;
+    const sync = batchHasFast && batched <= SYNC_MAX_CALLS;
     outbox = '';
     batched = 0;
-    batchRecords = setPrototypeOf([], null) as CallRecord[];
     batchHasFast = false;
-    exchange(batch, submitted);
+    exchange(batch, sync);
   });
   const flushLater = (function flushLater(): void {
     flushQueued = false;
@@ -803,7 +755,7 @@ export function installGuest(
   });
   const settleCall = ((record: CallRecord, text: string): void => {
     record.settled = true;
-    if (record.site === undefined && text[0] !== 'V' && text[0] !== 'C') {
+    if (record.site === undefined && text[0] !== REPLY_VALUE && text[0] !== REPLY_SLICED) {
       // Crossing inside its stub, which captures the site and settles it (a value needs no site).
       record.deferred = text;
       return;
@@ -814,7 +766,7 @@ export function installGuest(
     const promise = record.promise as Promise<unknown>;
     const rejectIt = record.reject as (error: unknown) => void;
     record.site = record.promise = record.resolve = record.reject = undefined;
-    if (text[0] === 'V') {
+    if (text[0] === REPLY_VALUE) {
       let value: unknown;
       try {
         value = jsonParse(stringSlice(text, stringIndexOf(text, '\n') + 1));
@@ -822,7 +774,7 @@ export function installGuest(
         return rejectCall(record, promise, rejectIt, failure(name, 'INVALID_TOOL_OUTPUT', '', 'the host sent a value that is not JSON', site));
       }
       resolve(deepFreeze(value));
-    } else if (text[0] === 'C') {
+    } else if (text[0] === REPLY_SLICED) {
       // The slices joined in order; each one's elements were frozen as it came. Built without a
       // prototype, so that no index setter a program put on Array.prototype sees the elements.
       const slices = record.slices as unknown[];
@@ -876,7 +828,7 @@ export function installGuest(
         member = freeze(holder);
       }
       resolve(member);
-    } else if (text[0] === 'E') {
+    } else if (text[0] === REPLY_ERROR) {
       let e: { code: string; message: string; callId: string };
       try {
         e = jsonParse(stringSlice(text, 1)) as { code: string; message: string; callId: string };
@@ -897,10 +849,14 @@ export function installGuest(
       const length = parseIntCtor(stringSlice(batch, space + 1, space2), 10);
       const text = stringSlice(batch, space2 + 1, space2 + 1 + length);
       at = space2 + 1 + length;
+      if (ordinalOf === SLOW_ORDINAL) {
+        slowTools[text] = true;
+        continue;
+      }
       const record = waiting[ordinalOf];
       if (record === undefined) continue;
       const slices = chunkSlices[ordinalOf];
-      if (text[0] === 'C') {
+      if (text[0] === REPLY_SLICED) {
         // A value sent in slices: settled once the last has come (a push may come after this reply).
         if ((slices === undefined ? 0 : slices.length) < parseIntCtor(stringSlice(text, 1), 10)) {
           chunkReplies[ordinalOf] = text;
@@ -920,13 +876,12 @@ export function installGuest(
   // rest): by call ordinal, the slices come so far; and a call's reply (`C<count>`) that came first.
   const chunkSlices = setPrototypeOf([], null) as (unknown[] | undefined)[];
   const chunkReplies = setPrototypeOf([], null) as (string | undefined)[];
-  const chunk = (function chunk(ordinalArg: number, json: string, shape: string): void {
+  const chunk = (function chunk(ordinalArg: number, json: string): void {
     const ordinalOf = +ordinalArg;
     if (waiting[ordinalOf] === undefined) return;
     let slice: unknown;
     try {
-      slice = jsonParse(StringCtor(json));
-      if (shape === '' || !freezeByShape(slice, jsonParse(StringCtor(shape)))) deepFreeze(slice);
+      slice = deepFreeze(jsonParse(StringCtor(json)));
     } catch {
       slice = undefined;
     }
@@ -1002,18 +957,18 @@ export function installGuest(
   defineProperty(PromiseCtor.prototype, 'then', { value: promiseThen, writable: false, enumerable: false, configurable: false });
 
   const encodeResult = ((value: unknown): string => {
-    if (value === undefined) return 'U';
+    if (value === undefined) return RESULT.none;
     let text: string;
     try {
       text = toJsonText(value, 'result');
     } catch (error) {
       const v = error as Violation;
-      return `Ithe returned value is not lossless JSON: ${v.path} ${v.message}`;
+      return `${RESULT.invalid}the returned value is not lossless JSON: ${v.path} ${v.message}`;
     }
     if (text.length > config.maxResultBytes) {
-      return `Othe returned value is ${text.length} characters of JSON, over the ${config.maxResultBytes}-byte limit: return less (summarise, or page through the data)`;
+      return `${RESULT.tooLarge}the returned value is ${text.length} characters of JSON, over the ${config.maxResultBytes}-byte limit: return less (summarise, or page through the data)`;
     }
-    return `R${text}`;
+    return `${RESULT.value}${text}`;
   });
 
   // The functions every run uses are parenthesised: V8 compiles them with the bootstrap, so they
@@ -1028,7 +983,7 @@ export function installGuest(
     if (config.reads !== undefined) recordReads(config.reads);
     if (sharedReplies !== undefined) {
       sharedBuffer = sharedReplies;
-      sharedControl = new Int32ArrayCtor(sharedReplies, 0, 3);
+      sharedControl = new Int32ArrayCtor(sharedReplies, 0, SHARED_HEADER_BYTES >> 2);
       const slow = config.slowTools;
       if (slow !== undefined) for (let i = 0; i < slow.length; i++) slowTools[slow[i]] = true;
     }
@@ -1042,7 +997,7 @@ export function installGuest(
     } catch (error) {
       returned = true;
       noteForgotten();
-      reply = `E${jsonStringify(describeThrown(error))}`;
+      reply = `${RESULT.thrown}${jsonStringify(describeThrown(error))}`;
     }
     return `${logsSent}|${reply}`;
   });

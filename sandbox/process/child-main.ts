@@ -5,19 +5,20 @@
  * log lines are relayed over the channel, the results relayed back.
  */
 import { parentPort } from 'node:worker_threads';
-import type { SandboxCallOutcome, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import type { SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
+import type { InProcessRuntime } from '../in-process-runtime.ts';
 import { leaveProcess } from '../leave-process.ts';
-import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage } from './protocol.ts';
+import { Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ChildRuntimeOptions, type DoneOutcome, type ParentMessage, type WireCallOutcome } from './protocol.ts';
 
-type RuntimeFactory = (options?: ChildRuntimeOptions) => SandboxRuntime;
+type RuntimeFactory = (options?: ChildRuntimeOptions) => InProcessRuntime;
 
 interface ActiveRun {
   controller: AbortController;
-  pendingCalls: Map<number, (outcome: SandboxCallOutcome) => void>;
+  pendingCalls: Map<number, (outcome: WireCallOutcome) => void>;
   nextCallSeq: number;
 }
 
-let runtime: SandboxRuntime | undefined;
+let runtime: InProcessRuntime | undefined;
 /** The runtime's start-up, while it lasts: a leave that arrives meanwhile waits for it, then closes the runtime. */
 let starting: Promise<void> | undefined;
 const runs = new Map<number, ActiveRun>();
@@ -138,8 +139,8 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
         limits: message.limits,
         ...(message.recordReads === undefined ? {} : { recordReads: message.recordReads }),
         signal: run.controller.signal,
-        callTool: (name, argsJson, _onValueChunk, readsJson) =>
-          new Promise<SandboxCallOutcome>((resolve) => {
+        callTool: (name, argsJson, readsJson) =>
+          new Promise<WireCallOutcome>((resolve) => {
             const callSeq = run.nextCallSeq++;
             run.pendingCalls.set(callSeq, resolve);
             send(readsJson === undefined ? { type: 'call', runId, callSeq, name, argsJson } : { type: 'call', runId, callSeq, name, argsJson, readsJson });
@@ -158,7 +159,7 @@ function startRun(message: Extract<ParentMessage, { type: 'run' }>): void {
     });
 }
 
-function settleCall(runId: number, callSeq: number, outcome: SandboxCallOutcome): void {
+function settleCall(runId: number, callSeq: number, outcome: WireCallOutcome): void {
   const run = runs.get(runId);
   const resolve = run?.pendingCalls.get(callSeq);
   if (!run || !resolve) return;

@@ -2,7 +2,8 @@
  * The messages between the parent and one sandbox child process, types only.
  * Program values stay JSON text end to end; the channel carries strings.
  */
-import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
+import type { SandboxLimits, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
+import type { CallReply } from '../crossing/protocol.ts';
 import type { InProcessRuntimeOptions } from '../in-process-runtime.ts';
 
 /**
@@ -47,7 +48,7 @@ export type ParentMessage =
       /** SandboxRunRequest.recordReads. */
       recordReads?: { replay: readonly number[] };
     }
-  | { type: 'call-result'; runId: number; callSeq: number; outcome: SandboxCallOutcome }
+  | { type: 'call-result'; runId: number; callSeq: number; outcome: WireCallOutcome }
   | { type: 'abort'; runId: number }
   | { type: 'ping'; seq: number }
   /** A thread child's cue to leave (a process child leaves when its IPC channel closes). */
@@ -123,4 +124,14 @@ export function isChildMessage(message: unknown): message is ChildMessage {
   if (typeof type !== 'string' || !childTypes.has(type)) return false;
   if (type === 'call' || type === 'log' || type === 'started' || type === 'done') return typeof runId === 'number';
   return true;
+}
+
+/** A nested call's outcome on the channel: a value goes as its JSON text (cheaper to send than the object). */
+export type WireCallOutcome = Exclude<CallReply, { value: unknown }>;
+
+export function toWire(outcome: CallReply): WireCallOutcome {
+  if (!outcome.ok || !('value' in outcome)) return outcome;
+  const valueJson = JSON.stringify(outcome.value);
+  outcome.onDelivered?.(Buffer.byteLength(valueJson));
+  return { ok: true, valueJson };
 }

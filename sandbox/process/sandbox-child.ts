@@ -4,15 +4,13 @@
  * heartbeats, memory and deadlines, and kills it when any of them says it
  * can no longer be trusted to end its runs.
  */
-import type {
-  SandboxCallOutcome,
-  SandboxFailure,
-  SandboxRunOutcome,
-  SandboxRunRequest,
-} from '../../src/sandbox-runtime.ts';
+import type { SandboxFailure, SandboxRunOutcome } from '../../src/sandbox-runtime.ts';
+import type { CallReply } from '../crossing/protocol.ts';
+import type { IsolateRunRequest } from '../isolate-run.ts';
 import { MiB } from '../memory-budget.ts';
+import { CHILD_ADMIT_AHEAD } from '../tuning.ts';
 import { activeRunsPerChild, childBudgetMiB, type ResolvedProcessRuntimeOptions } from './options.ts';
-import { isChildMessage, Outbox, unbatch, type ChildBudgetReport, type ChildMessage, type ParentMessage } from './protocol.ts';
+import { isChildMessage, Outbox, toWire, unbatch, type ChildBudgetReport, type ChildMessage, type ParentMessage, type WireCallOutcome } from './protocol.ts';
 import { startChild, type ChildTransport } from './transport.ts';
 
 export interface SandboxChildEvents {
@@ -26,7 +24,7 @@ export interface SandboxChildEvents {
 }
 
 interface InFlightRun {
-  request: SandboxRunRequest;
+  request: IsolateRunRequest;
   /** Nested calls relayed and not yet answered: while any is, the run waits and computes nothing. */
   callsInFlight: number;
   /** Every line relayed so far, in order: the run's logs (`done` carries none), kept when its process dies. */
@@ -40,8 +38,6 @@ interface InFlightRun {
 }
 
 let nextRunId = 1;
-/** How many times a child's computing-run cap the parent admits to it (the child queues the excess itself). */
-const ADMIT_AHEAD = 4;
 
 // The child hosts hostile programs: its figures are used only when they are plain numbers.
 function isReport(value: unknown): value is ChildBudgetReport {
@@ -172,12 +168,12 @@ export class SandboxChild {
     if (!memory) return 'memory';
     // A few times the child's own gate: the parent learns that a run waits one IPC hop late, so the child
     // keeps a few runs queued locally and starts each the moment another begins to wait.
-    if (this.activeRuns >= ADMIT_AHEAD * activeRunsPerChild(this.#options)) return 'compute';
+    if (this.activeRuns >= CHILD_ADMIT_AHEAD * activeRunsPerChild(this.#options)) return 'compute';
     return undefined;
   }
 
   /** Registers the run synchronously; the promise never rejects. */
-  run(request: SandboxRunRequest): Promise<SandboxRunOutcome> {
+  run(request: IsolateRunRequest): Promise<SandboxRunOutcome> {
     const runId = nextRunId++;
     return new Promise((resolve) => {
       const { limits, signal } = request;
@@ -329,9 +325,9 @@ export class SandboxChild {
       // A finished run left the count when it ended.
       if (run.callsInFlight === 0 && this.#runs.get(runId) === run) this.#waitingRuns--;
     };
-    let pending: Promise<SandboxCallOutcome>;
+    let pending: Promise<CallReply>;
     try {
-      pending = run.request.callTool(name, argsJson, undefined, readsJson);
+      pending = run.request.callTool(name, argsJson, readsJson);
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -340,12 +336,12 @@ export class SandboxChild {
     pending.then(
       (outcome) => {
         answered();
-        if (this.#runs.get(runId) === run) this.#send({ type: 'call-result', runId, callSeq, outcome });
+        if (this.#runs.get(runId) === run) this.#send({ type: 'call-result', runId, callSeq, outcome: toWire(outcome) });
       },
       () => {
         answered();
         if (this.#runs.get(runId) !== run) return;
-        const outcome: SandboxCallOutcome = {
+        const outcome: WireCallOutcome = {
           ok: false,
           fatal: { kind: 'crashed', message: 'the host failed to relay a nested call; run it again' },
         };

@@ -4,7 +4,7 @@
  * only for a run that may pause (its tools include a gated one) or that resumes one; it stays in
  * memory and becomes a stored {@link RunJournal} only if the run pauses (or, resumed, ends).
  */
-import { jsonTextOf, type JsonValue } from '../json.ts';
+import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import type { ApprovalCall, ToolExecutionResult } from '../tool.ts';
 import type { JournalEntry, PendingCall, RunJournal } from './journal-store.ts';
@@ -64,13 +64,13 @@ export class RunJournalRecorder {
     if (readsJson !== undefined) this.#reads[seq - 1] = parseReads(readsJson);
     const earlier = this.#options.resumes?.entries[seq - 1];
     if (earlier !== undefined) {
-      if (earlier.toolName !== name || jsonTextOf(earlier.args) !== argsJson) {
+      if (earlier.toolName !== name || JSON.stringify(earlier.args) !== argsJson) {
         return {
           ok: false,
           fatal: {
             kind: 'replay-divergence',
             message:
-              `call #${seq} is not the call the paused run made there: the journal has tools.${earlier.toolName}(${jsonTextOf(earlier.args)}), ` +
+              `call #${seq} is not the call the paused run made there: the journal has tools.${earlier.toolName}(${JSON.stringify(earlier.args)}), ` +
               `this run called tools.${name}(${argsJson}); nothing further ran. A resumed program must make the same calls in the same order: run it as a new run instead`,
           },
         };
@@ -85,7 +85,7 @@ export class RunJournalRecorder {
         const answer: SandboxCallOutcome =
           earlier.state === 'failed'
             ? { ok: false, error: { code: earlier.error?.code ?? 'TOOL_FAILED', message: earlier.error?.message ?? 'the tool failed', callId: call.callId } }
-            : { ok: true, valueJson: jsonTextOf(earlier.value ?? null) };
+            : { ok: true, value: earlier.value ?? null };
         return { seq, answer };
       }
       return { seq };
@@ -134,7 +134,7 @@ export class RunJournalRecorder {
       // Cannot happen (the scheduler lets every earlier call settle first); a journal with a hole would misreplay.
       if (entry === undefined) return { refused: `call #${i + 1} had not settled when the run paused; run the program again` };
       if (entry.value !== undefined) {
-        const bytes = Buffer.byteLength(jsonTextOf(entry.value));
+        const bytes = Buffer.byteLength(JSON.stringify(entry.value));
         if (bytes > maxValueBytes) {
           return {
             refused:

@@ -16,8 +16,7 @@
  * order, while the bodies themselves overlap.
  */
 import type { EventSink, NewToolEvent } from '../events.ts';
-import { jsonTextOf, type JsonValue } from '../json.ts';
-import { chunkedValueOf, requestValueChunks, type ValueChunkSink } from '../value-chunks.ts';
+import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { orderCommits } from '../commit-order.ts';
 import { endPhase, nestedCallChannel, noteOutcome, startPhase, type NestedCallMessage } from '../tracing.ts';
@@ -59,8 +58,6 @@ interface Pending {
   name: string;
   args: JsonValue;
   safe: boolean;
-  /** The sandbox takes the value a slice at a time (value-chunks.ts). */
-  onValueChunk: ValueChunkSink | undefined;
   resolve(outcome: SandboxCallOutcome): void;
   /** This call's dispatch (post-execute included) has settled. */
   done: boolean;
@@ -76,8 +73,6 @@ interface Pending {
   /** When the program submitted it, and when it started (performance.now()). */
   submittedAt: number;
   startedAt: number;
-  /** Bytes of the texts of its value's slices sent so far (value-chunks.ts). */
-  chunkBytes: number;
 }
 
 /** Marks `pending` settled and opens its gate, if a later call made one. */
@@ -148,7 +143,7 @@ export class RunScheduler {
   }
 
   /** The sandbox's `callTool`: called in submission order with the argument JSON. */
-  readonly callTool = (name: string, argsJson: string, onValueChunk?: ValueChunkSink, readsJson?: string): Promise<SandboxCallOutcome> => {
+  readonly callTool = (name: string, argsJson: string, readsJson?: string): Promise<SandboxCallOutcome> => {
     const o = this.#options;
     if (this.#closed) return Promise.resolve(aborted(name, ''));
     // Defence in depth: the guest already refuses an argument with more characters than the limit
@@ -185,14 +180,7 @@ export class RunScheduler {
       bytesIn: Buffer.byteLength(argsJson),
     };
     const submit = (): Promise<SandboxCallOutcome> => new Promise<SandboxCallOutcome>((resolve) => {
-      const pending: Pending = { callId, name, args, safe, onValueChunk, resolve, done: false, journaled, trace, submittedAt: performance.now(), startedAt: 0, chunkBytes: 0 };
-      if (onValueChunk !== undefined) {
-        pending.onValueChunk = (json, shape) => {
-          pending.chunkBytes += Buffer.byteLength(json);
-          onValueChunk(json, shape);
-        };
-      }
-      this.#enqueue(pending);
+      this.#enqueue({ callId, name, args, safe, resolve, done: false, journaled, trace, submittedAt: performance.now(), startedAt: 0 });
     });
     return trace === undefined ? submit() : nestedCallChannel.tracePromise(submit, trace);
   };
@@ -376,7 +364,6 @@ export class RunScheduler {
     };
     // Assigned, not spread: a spread of a conditional object copies through the slow path on every call.
     if (o.agent !== undefined) request.agent = o.agent;
-    if (pending.onValueChunk !== undefined) requestValueChunks(request, pending.onValueChunk);
     this.#inFlight++;
     void o.registry
       .dispatch(request)
@@ -393,9 +380,10 @@ export class RunScheduler {
           if (result.isError) this.#failed.set(pending.callId, pending.name);
           if (result.additionalContexts !== undefined) o.onContexts?.(result.additionalContexts);
           if (pending.journaled !== undefined) o.journal!.settle(pending.journaled, pending.name, pending.args, result);
-          const outcome = toOutcome(result, pending);
-          if (pending.trace !== undefined) noteOutcome(pending.trace, outcome, result.isError ? undefined : result.value);
-          this.#stats.push(statsOf(pending, outcome, this.#began));
+          const stats = statsOf(pending, result.isError, this.#began);
+          this.#stats.push(stats);
+          const outcome = toOutcome(result, pending, stats);
+          if (pending.trace !== undefined) noteOutcome(pending.trace, outcome);
           pending.resolve(outcome);
           markSettled(pending);
           this.#pump();
@@ -422,27 +410,18 @@ export class RunScheduler {
   }
 }
 
-function toOutcome(result: ToolExecutionResult, { callId, onValueChunk }: Pending): SandboxCallOutcome {
-  if (!result.isError) {
-    const chunked = chunkedValueOf(result.value, onValueChunk);
-    if (chunked === undefined) return { ok: true, valueJson: jsonTextOf(result.value) };
-    const { chunks, member } = chunked;
-    return member === undefined ? { ok: true, valueJson: '', chunks } : { ok: true, valueJson: member.frameJson, chunks, chunkedPath: member.path };
-  }
+function toOutcome(result: ToolExecutionResult, { callId }: Pending, stats: NestedCallStats): SandboxCallOutcome {
+  if (!result.isError) return { ok: true, value: result.value, onDelivered: (bytes) => (stats.bytes = bytes) };
   return { ok: false, error: { code: result.error.info?.code ?? 'TOOL_FAILED', message: result.error.message, callId } };
 }
 
-function statsOf(pending: Pending, outcome: SandboxCallOutcome, began: number): NestedCallStats {
+/** A settled call's times; `bytes` is filled in when the sandbox delivers its value (`onDelivered`). */
+function statsOf(pending: Pending, isError: boolean, began: number): NestedCallStats {
   const { callId, name, submittedAt, startedAt } = pending;
   const startMs = roundMs(startedAt - began);
   const queuedMs = roundMs(startedAt - submittedAt);
   const executeMs = roundMs(performance.now() - startedAt);
-  if (!outcome.ok) return { callId, name, isError: true, startMs, queuedMs, executeMs, bytes: 0 };
-  const { chunks, valueJson } = outcome;
-  if (chunks === undefined || chunks === 0) return { callId, name, isError: false, startMs, queuedMs, executeMs, bytes: Buffer.byteLength(valueJson) };
-  // The slices joined: one array's brackets for each slice's, a comma between slices; in a member's frame, in place of its `null`.
-  const array = pending.chunkBytes - (chunks - 1);
-  return { callId, name, isError: false, startMs, queuedMs, executeMs, bytes: outcome.chunkedPath === undefined ? array : array + Buffer.byteLength(valueJson) - 'null'.length };
+  return { callId, name, isError, startMs, queuedMs, executeMs, bytes: 0 };
 }
 
 /** The call number at the end of a nested callId (`<run>:ptc:<n>`). */

@@ -1,6 +1,6 @@
 /**
- * A nested call's big array value reaches the program a slice at a time (src/value-chunks.ts; the
- * in-process runtime parses each slice while the host copies the next): the program sees the same
+ * A nested call's big array value reaches the program a slice at a time (sandbox/crossing/value-slices.ts;
+ * the in-process runtime parses each slice while the host makes the next's text): the program sees the same
  * deep-frozen plain array as with a value sent whole, on both runtimes. A value that fails after
  * slices went (its schema, a hook replacing it) is never seen half-made.
  */
@@ -56,9 +56,8 @@ it('a big array arrives whole: plain, deep-frozen, in order, untouched by index 
   expect(dispatched.map((event) => ('content' in event ? event.content : undefined))).toEqual([[{ type: 'text', text: `${ROWS} rows` }]]);
 });
 
-it('a big array of mixed shapes arrives whole and frozen to the last container, whichever way each slice was frozen', async () => {
-  // Most slices have one shape (the host names it and the guest freezes by it); some do not: a row
-  // with a container one level deeper, a null among the rows, an array of arrays.
+it('a big array of mixed shapes arrives whole and frozen to the last container', async () => {
+  // A row with a container one level deeper, a null among the rows, an array of arrays.
   const mixed = rows(ROWS).map((row, i): JsonValue =>
     i === 1_300 ? { ...row, meta: { deep: { list: [i] } } } : i === 2_600 ? null : i === 3_900 ? [1, [2, [3]]] : row,
   );

@@ -32,7 +32,7 @@ for (let round = 0; round < 12; round++) {
       toolNames: ['wait'],
       limits,
       signal: i % 4 === 0 ? controller.signal : new AbortController().signal,
-      callTool: () => new Promise((resolve) => setTimeout(() => resolve({ ok: true, valueJson: '1' }), 5)),
+      callTool: () => new Promise((resolve) => setTimeout(() => resolve({ ok: true, value: 1 }), 5)),
     }),
   );
   if (round % 2 === 1) controller.abort();

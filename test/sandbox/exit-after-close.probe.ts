@@ -21,7 +21,7 @@ for (let round = 0; round < 2; round++) {
         limits,
         sessionId: `s${session}`,
         signal: new AbortController().signal,
-        callTool: () => Promise.resolve({ ok: true, valueJson: '41' }),
+        callTool: () => Promise.resolve({ ok: true, value: 41 }),
       }),
     ),
   );

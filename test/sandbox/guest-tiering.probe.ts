@@ -16,7 +16,7 @@ const outcome = await runtime.run({
   limits,
   sessionId: 'probe',
   signal: new AbortController().signal,
-  callTool: () => Promise.resolve({ ok: true, valueJson: JSON.stringify([{ id: 1 }, { id: 2 }]) }),
+  callTool: () => Promise.resolve({ ok: true, value: [{ id: 1 }, { id: 2 }] }),
 });
 if (!outcome.ok || outcome.resultJson !== '2') throw new Error('the probe program did not run');
 await runtime.close();

@@ -4,6 +4,7 @@
  */
 import type { SandboxCallOutcome, SandboxLimits, SandboxRunOutcome, SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { createTestRuntime } from '../helpers/runtimes.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 export type FakeTool = (args: unknown) => unknown;
 
@@ -47,7 +48,7 @@ export function createFakeHost(runtime: SandboxRuntime = createTestRuntime(undef
           const callId = `run:ptc:${++seq}`;
           try {
             const value = await Object.getOwnPropertyDescriptor(tools, name)?.value(args);
-            return { ok: true, valueJson: JSON.stringify(value) };
+            return { ok: true, value: value as JsonValue };
           } catch (error) {
             const fatal = (error as { fatal?: SandboxCallOutcome }).fatal;
             if (fatal !== undefined) return fatal;

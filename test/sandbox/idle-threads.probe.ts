@@ -24,7 +24,7 @@ const outcomes = await Promise.all(
       toolNames: [],
       limits,
       signal: new AbortController().signal,
-      callTool: () => Promise.resolve({ ok: true, valueJson: 'null' }),
+      callTool: () => Promise.resolve({ ok: true, value: null }),
     }),
   ),
 );

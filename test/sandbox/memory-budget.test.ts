@@ -38,7 +38,7 @@ function parkingLot() {
   const order: string[] = [];
   const watchers: Array<{ count: number; resolve(): void }> = [];
   const callTool: SandboxRunRequest['callTool'] = async (name, argsJson) => {
-    if (name !== 'park') return { ok: true, valueJson: '0' };
+    if (name !== 'park') return { ok: true, value: 0 };
     order.push((JSON.parse(argsJson) as { label: string }).label);
     for (const watcher of watchers) if (order.length >= watcher.count) watcher.resolve();
     return gate.promise;
@@ -50,7 +50,7 @@ function parkingLot() {
       if (order.length >= count) return Promise.resolve();
       return new Promise((resolve) => watchers.push({ count, resolve }));
     },
-    release: () => gate.resolve({ ok: true, valueJson: '"released"' }),
+    release: () => gate.resolve({ ok: true, value: 'released' }),
   };
 }
 

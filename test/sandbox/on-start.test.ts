@@ -6,6 +6,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { createTestRuntime } from '../helpers/runtimes.ts';
 import { request } from './process-helpers.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 const runtime = createTestRuntime(undefined, { warmPoolMemoryMiB: 128 });
 afterAll(() => runtime.close());
@@ -17,7 +18,7 @@ it('is called once for a run that starts, before its first tool call', async () 
       onStart: () => seen.push('start'),
       callTool: async (_name, argsJson) => {
         seen.push('call');
-        return { ok: true, valueJson: argsJson };
+        return { ok: true, value: JSON.parse(argsJson) as JsonValue };
       },
     }),
   );

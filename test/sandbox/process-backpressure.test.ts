@@ -16,7 +16,7 @@ async function occupiedPool(queue: { queueLimit: number; queueTimeoutMs: number 
   const tool = gatedTool();
   const parked = runtime.run(request('const v = await tools.wait({})\nreturn v', { callTool: tool.callTool }));
   await tool.called;
-  return { runtime, parked, release: () => tool.release({ ok: true, valueJson: '"parked"' }) };
+  return { runtime, parked, release: () => tool.release({ ok: true, value: 'parked' }) };
 }
 
 describe('process runtime: backpressure', () => {

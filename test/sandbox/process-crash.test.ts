@@ -33,8 +33,8 @@ describe('process runtime: a child dies during a run', () => {
     });
 
     // The crashed run's nested call still settles in the parent; its result is simply dropped.
-    first.release({ ok: true, valueJson: '{}' });
-    second.release({ ok: true, valueJson: '{"x":2}' });
+    first.release({ ok: true, value: {} });
+    second.release({ ok: true, value: { x: 2 } });
     expect(await surviving).toMatchObject({ ok: true, resultJson: '{"x":2}' });
 
     await runtime.ready();

@@ -66,7 +66,7 @@ describe('process runtime: the parent’s deadline is authoritative', () => {
     const { pending, tool } = await parkedRun(runtime, { signal: controller.signal });
     controller.abort();
     expect(await pending).toMatchObject({ ok: false, failure: { kind: 'abort' } });
-    tool.release({ ok: true, valueJson: '{}' });
+    tool.release({ ok: true, value: {} });
     expect(runtime.status()).toMatchObject({ children: 1, busy: 0, restarts: 0 });
     expect(await runtime.run(request('return 1 + 1'))).toMatchObject({ ok: true, resultJson: '2' });
   });

@@ -7,6 +7,7 @@ import type {
   SandboxRunRequest,
 } from '../../src/sandbox-runtime.ts';
 import { createProcessRuntime, type ProcessRuntime, type ProcessRuntimeOptions } from '../../sandbox/process/process-runtime.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 export const limits: SandboxLimits = { timeoutMs: 10_000, memoryMiB: 128, maxLogBytes: 1 << 20, maxResultBytes: 1 << 20, maxArgBytes: 4 << 20 };
 
@@ -19,7 +20,7 @@ export function request(code: string, overrides: Partial<SandboxRunRequest> = {}
   return {
     code,
     toolNames: ['wait'],
-    callTool: async (_name, argsJson) => ({ ok: true, valueJson: argsJson }),
+    callTool: async (_name, argsJson) => ({ ok: true, value: JSON.parse(argsJson) as JsonValue }),
     limits,
     signal: new AbortController().signal,
     ...overrides,

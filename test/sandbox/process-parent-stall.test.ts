@@ -32,7 +32,7 @@ describe('process runtime: the parent stalls', () => {
       // Let the heartbeat judge after the stall (its timer is due now), then answer the run.
       await new Promise((resolve) => setTimeout(resolve, 0));
       await new Promise((resolve) => setImmediate(resolve));
-      tool.release({ ok: true, valueJson: `{"round":${round}}` });
+      tool.release({ ok: true, value: { round } });
       expect(await run).toMatchObject({ ok: true, resultJson: `{"round":${round}}` });
     }
     expect(runtime.status().restarts).toBe(0);

@@ -7,6 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import type { ProcessRuntime } from '../../sandbox/process/process-runtime.ts';
 import { deferred, processRuntime, request } from './process-helpers.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 let runtime: ProcessRuntime | undefined;
 afterEach(async () => {
@@ -28,7 +29,7 @@ it("sends a session's run to the child that keeps its isolate, past a less charg
       callTool: async (_name, argsJson) => {
         called.resolve();
         await gate.promise;
-        return { ok: true, valueJson: argsJson };
+        return { ok: true, value: JSON.parse(argsJson) as JsonValue };
       },
     }),
   );

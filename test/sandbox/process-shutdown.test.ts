@@ -22,7 +22,7 @@ describe('process runtime: shutdown', () => {
     expect(runtime.processes()).toEqual([]);
     expect(await runtime.run(request('return 1'))).toMatchObject({ ok: false, failure: { kind: 'busy' } });
     await expect(runtime.ready()).rejects.toThrow('the sandbox runtime is closed; create a new one');
-    tool.release({ ok: true, valueJson: '{}' });
+    tool.release({ ok: true, value: {} });
   });
 
   it('close() during startup leaves no child behind', async () => {

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { SandboxCallOutcome, SandboxRunRequest } from '../../src/sandbox-runtime.ts';
 import { createTestRuntime } from '../helpers/runtimes.ts';
 import { testLimits } from './harness.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 const runtime = createTestRuntime(undefined, { warmPoolMemoryMiB: testLimits.memoryMiB });
 afterAll(() => runtime.close());
@@ -22,9 +23,9 @@ async function run(code: string, recordReads?: SandboxRunRequest['recordReads'])
     code,
     toolNames: ['echo'],
     sessionId: 'reads',
-    async callTool(name, argsJson, _chunks, readsJson): Promise<SandboxCallOutcome> {
+    async callTool(name, argsJson, readsJson): Promise<SandboxCallOutcome> {
       seen.push({ name, args: JSON.parse(argsJson), reads: readsJson === undefined ? undefined : (JSON.parse(readsJson) as number[]) });
-      return { ok: true, valueJson: argsJson };
+      return { ok: true, value: JSON.parse(argsJson) as JsonValue };
     },
     limits: testLimits,
     signal: new AbortController().signal,

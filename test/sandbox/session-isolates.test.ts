@@ -15,6 +15,7 @@ import { prepareIsolate, runInIsolate, type PreparedIsolate } from '../../sandbo
 import { SessionIsolates } from '../../sandbox/session-isolates.ts';
 import { stripProgram } from '../../sandbox/strip-types.ts';
 import { resultOf, testLimits } from './harness.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 type Tool = (args: unknown) => unknown;
 
@@ -26,7 +27,7 @@ function runner(runtime: SandboxRuntime) {
       ...(sessionId === undefined ? {} : { sessionId }),
       async callTool(name, argsJson): Promise<SandboxCallOutcome> {
         const value = await (tools[name] as Tool)(JSON.parse(argsJson));
-        return { ok: true, valueJson: JSON.stringify(value) };
+        return { ok: true, value: value as JsonValue };
       },
       limits: { ...testLimits, timeoutMs },
       signal: new AbortController().signal,

@@ -10,6 +10,7 @@ import type { SandboxCallOutcome, SandboxRunRequest } from '../../src/sandbox-ru
 import { prepareIsolate, runInIsolate, type RunControl } from '../../sandbox/isolate-run.ts';
 import { stripProgram } from '../../sandbox/strip-types.ts';
 import { resultOf, testLimits } from './harness.ts';
+import type { JsonValue } from '../../src/json.ts';
 
 const tools: Record<string, (i: number) => Promise<unknown>> = {
   now: async (i) => i,
@@ -18,8 +19,7 @@ const tools: Record<string, (i: number) => Promise<unknown>> = {
   rows: async (i) => Array.from({ length: 1_000 }, (_, j) => `row ${i}.${j}`),
 };
 
-/** `spin`: allow the guest to spin before it blocks (the runtime does so while cores are spare). */
-async function run(code: string, options: RunControl, spin = false): Promise<unknown> {
+async function run(code: string, options: RunControl): Promise<unknown> {
   // No wall-clock bound in a test: a loaded machine's long host turn must not end a wait early.
   const control = options;
   control.syncWaitMs ??= 600_000;
@@ -28,16 +28,11 @@ async function run(code: string, options: RunControl, spin = false): Promise<unk
   const request: SandboxRunRequest = {
     code,
     toolNames: Object.keys(tools),
-    callTool: async (name, argsJson): Promise<SandboxCallOutcome> => ({ ok: true, valueJson: JSON.stringify(await tools[name]((JSON.parse(argsJson) as { i: number }).i)) }),
+    callTool: async (name, argsJson): Promise<SandboxCallOutcome> => ({ ok: true, value: (await tools[name]((JSON.parse(argsJson) as { i: number }).i)) as JsonValue }),
     limits: testLimits,
     signal: new AbortController().signal,
   };
-  const outcome = runInIsolate(await prepareIsolate(testLimits.memoryMiB), stripped.js, request, control);
-  if (spin) {
-    expect(control.allowSpin).toBeTypeOf('function');
-    control.allowSpin?.(true);
-  }
-  return resultOf(await outcome);
+  return resultOf(await runInIsolate(await prepareIsolate(testLimits.memoryMiB), stripped.js, request, control));
 }
 
 const PROGRAM = 'let s = 0; for (let i = 0; i < 5; i++) s += (await tools.now({ i })) + (await tools.later({ i })); return s;';
@@ -72,21 +67,10 @@ describe('the synchronous crossing', () => {
     for (let i = 0; i < 5; i++) expect(await run(code, { syncCalls: true, syncWaitMs: 0 })).toBe(40);
   });
 
-  it('a guest allowed to spin gets the same replies, and the same tool is reported', async () => {
-    for (let i = 0; i < 5; i++) {
-      const slow: string[] = [];
-      expect(await run(PROGRAM, { syncCalls: true, onSlowTool: (name) => slow.push(name) }, true)).toBe(20);
-      expect(slow).toEqual(['later']);
-    }
-    const code = `${PROGRAM.replace('return s;', '')} const all = await Promise.all(Array.from({ length: 20 }, (_, i) => tools.now({ i }))); return s + all.length;`;
-    expect(await run(code, { syncCalls: true, syncWaitMs: 0 }, true)).toBe(40);
-  });
-
-  it('without the synchronous crossing nothing is reported, and there is no spin switch', async () => {
+  it('without the synchronous crossing nothing is reported', async () => {
     const slow: string[] = [];
     const control: RunControl = { onSlowTool: (name) => slow.push(name) };
     expect(await run(PROGRAM, control)).toBe(20);
     expect(slow).toEqual([]);
-    expect(control.allowSpin).toBeUndefined();
   });
 });

@@ -16,7 +16,7 @@ const outcome = await runtime.run({
   toolNames: [],
   limits,
   signal: new AbortController().signal,
-  callTool: () => Promise.resolve({ ok: true, valueJson: 'null' }),
+  callTool: () => Promise.resolve({ ok: true, value: null }),
 });
 await runtime.close();
 process.stderr.write(`outcome ${JSON.stringify(outcome)}\n`);

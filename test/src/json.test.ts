@@ -1,7 +1,7 @@
 import vm from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deepFreeze, isLosslessJson, jsonTextOf, LossyJsonError, snapshotFrozenJson, snapshotFrozenJsonWithText, snapshotJson } from '../../src/json.ts';
+import { deepFreeze, isLosslessJson, LossyJsonError, snapshotFrozenJson, snapshotJson } from '../../src/json.ts';
 
 /** The LossyJsonError snapshotJson throws for `input` (fails the test if none). */
 function lossy(input: unknown, root?: string): LossyJsonError {
@@ -124,7 +124,6 @@ describe('snapshotJson rejects each lossy kind with its path', () => {
     };
     expect(lossy({ x: lying() }).violation).toEqual({ path: 'value.x', message: 'has keys that changed while being read' });
     expect(() => snapshotFrozenJson({ x: lying() })).toThrow(LossyJsonError);
-    expect(() => snapshotFrozenJsonWithText({ x: lying() })).toThrow(LossyJsonError);
   });
 
   it('still copies plain objects when Object.prototype has an enumerable key', () => {
@@ -350,7 +349,7 @@ describe('snapshotFrozenJson', () => {
 });
 
 describe('the frozen snapshots take plain values by a quicker copy and leave the rest to the walker', () => {
-  const frozenSnapshots = { snapshotFrozenJson, snapshotFrozenJsonWithText };
+  const frozenSnapshots = { snapshotFrozenJson };
 
   /** Every object and array reachable from `value` is frozen. */
   function deepFrozen(value: unknown): boolean {
@@ -432,26 +431,6 @@ describe('the frozen snapshots take plain values by a quicker copy and leave the
       );
     });
   }
-});
-
-describe('snapshotFrozenJsonWithText', () => {
-  it('is snapshotFrozenJson, deep-frozen arrays included, and jsonTextOf gives its text', () => {
-    const input = { a: [{ b: 1 }, [2, [3]]], c: 'x' };
-    const frozen = snapshotFrozenJsonWithText(input) as { a: [{ b: number }, [number, number[]]] };
-    expect(frozen).toStrictEqual(input);
-    for (const node of [frozen, frozen.a, frozen.a[0], frozen.a[1], frozen.a[1][1]]) expect(Object.isFrozen(node)).toBe(true);
-    expect(jsonTextOf(frozen)).toBe(JSON.stringify(input));
-  });
-
-  it('passes scalars through, and throws the same LossyJsonError as snapshotJson', () => {
-    expect(snapshotFrozenJsonWithText('s')).toBe('s');
-    expect(() => snapshotFrozenJsonWithText({ a: [1, undefined] }, 'value')).toThrow('value.a[1]: is undefined');
-  });
-
-  it('jsonTextOf stringifies a value it was not given a text for', () => {
-    expect(jsonTextOf(snapshotFrozenJson({ a: [1] }))).toBe('{"a":[1]}');
-    expect(jsonTextOf(null)).toBe('null');
-  });
 });
 
 describe('properties (fast-check)', () => {
