@@ -1,11 +1,10 @@
 /**
  * Lossless JSON (docs/architecture.md, "Values: lossless JSON"): the only kind of value that crosses a tool
- * boundary. Types here; the one walk that checks, copies and freezes below; the words of its errors in
- * json-violations.ts.
+ * boundary. Types here; the iterative snapshot, check and freeze below.
  */
 import { inspect, types } from 'node:util';
 import { appendIndex, appendKey } from './json-path.ts';
-import { violationMessage, type JsonViolationKind } from './json-violations.ts';
+import { violationMessage } from './json-violations.ts';
 
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonArray = JsonValue[];
@@ -57,9 +56,16 @@ export function snapshotJson(input: unknown, root = 'value'): JsonValue {
   return walk(input, root, COPY) as JsonValue;
 }
 
-/** `deepFreeze(snapshotJson(input, root))` in one pass: each copy is frozen as it is finished. Same errors as {@link snapshotJson}. */
+/**
+ * `deepFreeze(snapshotJson(input, root))` in one pass (cheaper: each copy is
+ * frozen as it is finished, no second traversal). Same errors as
+ * {@link snapshotJson}. A plain value no deeper than 64 levels (the common
+ * case) is copied by a quicker recursion; anything else is read again by the
+ * walker, so a getter in such a value may be read twice (the copy still comes
+ * from one reading).
+ */
 export function snapshotFrozenJson(input: unknown, root = 'value'): FrozenJson<JsonValue> {
-  return walk(input, root, FREEZE) as FrozenJson<JsonValue>;
+  return copyFrozen(input, root) as FrozenJson<JsonValue>;
 }
 
 /**
@@ -103,7 +109,7 @@ const JSON_CHUNK_MIN_ELEMENTS = 16;
  * strings, maybe empty) at which every element of the slice, a plain object, holds a container
  * (array or object) of scalars only, and nowhere else does any element hold a container. An empty
  * list: no element holds a container (each is a scalar, or an array or object of scalars). `''`
- * when the slice is not like that.
+ * when the slice is not like that (or its copy took the walker's path).
  */
 export type ChunkShape = string;
 
@@ -117,6 +123,12 @@ export interface ChunkedSnapshot {
   chunks: number;
   member?: { path: string[]; frameJson: string };
 }
+
+/**
+ * Plain objects a big array is looked for in, from the value down: the value's members, and its
+ * object members' members (an MCP tool's result holds its rows at `structuredContent.items`).
+ */
+const MEMBER_DEPTH = 2;
 
 /**
  * {@link snapshotFrozenJson} of a big array (at least two times {@link JSON_CHUNK_ELEMENTS}
@@ -137,19 +149,11 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
   if (!isPlainObjectCandidate(input)) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0 };
   // As in snapshotFrozenJsonWithText: the texts before the arrays are frozen.
   const arrays: unknown[][] = [];
-  let chunks = 0;
-  let path: string[] = [];
-  const member: MemberInChunks = (array, arrayLength, at, keys) => {
-    const chunked = copyInChunks(array, arrayLength, at, onChunk, input);
-    ({ chunks } = chunked);
-    path = keys;
-    return chunked.value;
-  };
   try {
-    const value = walk(input, root, FREEZE_OBJECTS, arrays, undefined, undefined, member) as FrozenJson<JsonValue>;
-    if (chunks > 0) return { value, chunks, member: { path, frameJson: JSON.stringify(frameOf(value, path)) } };
-    jsonTexts.set(value as object, JSON.stringify(value));
-    return { value, chunks: 0 };
+    const made = copyAroundMember(input, root, onChunk, 0, input, arrays);
+    if (made.chunks > 0) return { value: made.value, chunks: made.chunks, member: { path: made.path, frameJson: JSON.stringify(made.frame) } };
+    jsonTexts.set(made.value as object, JSON.stringify(made.value));
+    return { value: made.value, chunks: 0 };
   } catch (error) {
     // A fault met from inside a member (a cycle through the value, say) may have another path from
     // there than from the top: the walk of the whole value names each as snapshotJson does.
@@ -160,12 +164,76 @@ export function snapshotFrozenJsonInChunks(input: unknown, root: string, onChunk
   }
 }
 
-/** Shallow copies of the objects down `path` from `value`, with `null` at its end (a spread copy keeps a key named __proto__ its own). */
-function frameOf(value: unknown, path: string[]): unknown {
-  if (path.length === 0) return null;
-  const copy = { ...(value as Record<string, unknown>) };
-  copy[path[0]] = frameOf(copy[path[0]], path.slice(1));
-  return copy;
+/** What {@link copyAroundMember} made: the copy, and the chunks of its big array, the keys down to it and the copy's frame. */
+interface AroundMember {
+  value: FrozenJson<JsonValue>;
+  chunks: number;
+  path: string[];
+  /** Shallow copies down the path, `null` at its end. */
+  frame: Record<string, unknown> | undefined;
+}
+
+/**
+ * The frozen copy (arrays left to `arrays`) of the plain object `input` at `root`, whose members are
+ * read once, as the walk reads them (its own checks included), and whose first big array member, or
+ * its object members' (down to {@link MEMBER_DEPTH}), goes in chunks. `top`: the whole value, which
+ * no member may be.
+ */
+function copyAroundMember(input: object, root: string, onChunk: (json: string, shape: ChunkShape) => void, depth: number, top: unknown, arrays: unknown[][]): AroundMember {
+  let frame: Frame;
+  try {
+    frame = enter(input, true);
+  } catch (error) {
+    throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
+  }
+  // A getter threw while the members were read: the whole walk names it.
+  if (!frame.filled) return { value: snapshotFrozenJsonWithText(input, root), chunks: 0, path: [], frame: undefined };
+  const keys = frame.keys as string[];
+  const members = frame.dst as Record<string, unknown>;
+  let chunks = 0;
+  let path: string[] = [];
+  let at = '';
+  let inner: Record<string, unknown> | null = null;
+  // In key order, so that the first violation is the one the walk would name.
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k];
+    const value = members[key];
+    if (typeof value !== 'object' || value === null) {
+      if (!isJsonScalar(value)) throw new LossyJsonError({ path: appendKey(root, key), message: describeNonJson(value) });
+      continue;
+    }
+    if (value === input || value === top) throw new LossyJsonError({ path: appendKey(root, key), message: violationMessage('cycle') });
+    if (chunks === 0) {
+      const length = chunkableLength(value);
+      if (length !== 0) {
+        const chunked = copyInChunks(value as unknown[], length, appendKey(root, key), onChunk, top);
+        members[key] = chunked.value;
+        ({ chunks } = chunked);
+        path = [key];
+        at = key;
+        continue;
+      }
+      if (depth + 1 < MEMBER_DEPTH && isPlainObjectCandidate(value)) {
+        const made = copyAroundMember(value, appendKey(root, key), onChunk, depth + 1, top, arrays);
+        members[key] = made.value;
+        if (made.chunks > 0) {
+          ({ chunks } = made);
+          path = [key, ...made.path];
+          at = key;
+          inner = made.frame ?? null;
+        }
+        continue;
+      }
+    }
+    members[key] = copyFrozen(value, appendKey(root, key), arrays);
+  }
+  let copyFrame: Record<string, unknown> | undefined;
+  if (chunks > 0) {
+    // A spread copy keeps a key named __proto__ an own key, and assigning it does not reach the prototype.
+    copyFrame = { ...members };
+    copyFrame[at] = inner;
+  }
+  return { value: Object.freeze(members) as FrozenJson<JsonValue>, chunks, path, frame: copyFrame };
 }
 
 /** Whether `value` is an object and no array (a revoked proxy is neither: the whole walk names it). */
@@ -192,7 +260,7 @@ function chunkableLength(value: unknown): number {
 
 /** The chunked copy of `input`, an array of `length` elements at `root`, inside `outer` (itself, or the object holding it). */
 function copyInChunks(input: unknown[], length: number, root: string, onChunk: (json: string, shape: ChunkShape) => void, outer: unknown): ChunkedSnapshot {
-  // Made at their length, not grown by push (see open).
+  // Made at their length, not grown by push (see copyPlain).
   const copy = new Array<unknown>(length);
   let chunks = 0;
   const learner: ShapeLearner = { keys: [], count: 0, deep: false, taken: false };
@@ -215,7 +283,7 @@ function copyInChunks(input: unknown[], length: number, root: string, onChunk: (
         const message = error instanceof Violation ? error.message : UNREADABLE;
         throw new LossyJsonError({ path: error instanceof Violation ? root : appendIndex(root, i), message });
       }
-      if (element === input || element === outer) throw new LossyJsonError({ path: appendIndex(root, i), message: 'is a cycle: it contains itself' });
+      if (element === input || element === outer) throw new LossyJsonError({ path: appendIndex(root, i), message: violationMessage('cycle') });
       learner.count = 0;
       learner.deep = false;
       // The element's path is made only for an error: ten thousand strings a value otherwise.
@@ -237,41 +305,11 @@ function copyInChunks(input: unknown[], length: number, root: string, onChunk: (
   // The array itself as the walk checks it (its prototype, its keys), last: the consumer is idle
   // until the first slice comes.
   try {
-    if (checkedArrayLength(input) !== length) throw violation('keysChanged');
+    if (enter(input, false).length !== length) throw new Violation(violationMessage('keysChanged'));
   } catch (error) {
     throw new LossyJsonError({ path: root, message: error instanceof Violation ? error.message : UNREADABLE });
   }
   return { value: Object.freeze(copy) as FrozenJson<JsonValue>, chunks };
-}
-
-/**
- * What copyFrozen learns of one element of a big array's slice for the slice's ChunkShape, at no
- * second walk: the keys at which the element holds containers (the first `count` of `keys`),
- * whether any container holds another (`deep`), and whether the copy took the element at all
- * (`taken`). One per call of snapshotFrozenJsonInChunks, passed down, so that a getter copying
- * another value meanwhile learns nothing into it.
- */
-interface ShapeLearner {
-  keys: string[];
-  count: number;
-  deep: boolean;
-  taken: boolean;
-}
-
-/** Whether the element `learner` just learnt held containers at the keys `shape` names, in its order. */
-function sameKeys(shape: string[], learner: ShapeLearner): boolean {
-  if (learner.count !== shape.length) return false;
-  for (let i = 0; i < learner.count; i++) if (learner.keys[i] !== shape[i]) return false;
-  return true;
-}
-
-/**
- * The frozen copy of `input`, arrays left unfrozen in `arrays` when given; `rootIndex`: the input
- * is element `rootIndex` of `root`. `learner` learns the shape of the copy.
- */
-function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number, learner?: ShapeLearner): unknown {
-  if (learner !== undefined) learner.taken = true;
-  return walk(input, root, arrays === undefined ? FREEZE : FREEZE_OBJECTS, arrays, rootIndex, learner);
 }
 
 /**
@@ -354,86 +392,173 @@ export function deepFreeze<T>(value: T): FrozenJson<T> {
 }
 
 // ---------------------------------------------------------------------------
-// The walk: one traversal that checks, and copies and freezes as asked.
+// The frozen copy: plain, shallow values by recursion, anything else by the walker.
 // ---------------------------------------------------------------------------
+
+/** What {@link copyPlain} returns when it leaves a value to the walker. */
+const LEFT = Symbol('left to the walker');
+/** Nesting past which {@link copyPlain} leaves a value to the walker (which has no depth limit). */
+const PLAIN_DEPTH = 64;
+/**
+ * The objects {@link copyPlain} is inside from depth {@link PLAIN_CYCLE_DEPTH} on, by depth: a
+ * value among them is a cycle, left to the walker (which names it) within one round of it past
+ * that depth, not after rounds of it down to {@link PLAIN_DEPTH}, each perhaps as wide as a whole
+ * big value. Shallower objects are not remembered: most values are no deeper, and remembering
+ * every object costs a big value measurable time (bench/RESULTS.md).
+ */
+const plainAncestors: object[] = [];
+const PLAIN_CYCLE_DEPTH = 4;
+
+/**
+ * What copyFrozen learns of one element of a big array's slice for the slice's ChunkShape, at no
+ * second walk: the keys at which the element holds containers (the first `count` of `keys`),
+ * whether any container holds another (`deep`), and whether the quick copy took the element at
+ * all (`taken`: the walker learns nothing). One per call of snapshotFrozenJsonInChunks, passed
+ * down, so that a getter copying another value meanwhile learns nothing into it.
+ */
+interface ShapeLearner {
+  keys: string[];
+  count: number;
+  deep: boolean;
+  taken: boolean;
+}
+
+/** Whether the element `learner` just learnt held containers at the keys `shape` names, in its order. */
+function sameKeys(shape: string[], learner: ShapeLearner): boolean {
+  if (learner.count !== shape.length) return false;
+  for (let i = 0; i < learner.count; i++) if (learner.keys[i] !== shape[i]) return false;
+  return true;
+}
+
+/**
+ * The frozen copy of `input` (arrays left unfrozen, in `arrays`, when given), as the walker makes
+ * it in modes COPY_AND_FREEZE and COPY_AND_FREEZE_OBJECTS. Plain values no deeper than
+ * {@link PLAIN_DEPTH} are copied by {@link copyPlain}; anything else, and any value that is not
+ * lossless JSON, is left to the walker, which reads it again from the start (so a getter of such a
+ * value may be read twice; the copy comes from one reading) and names what is wrong.
+ */
+function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number, learner?: ShapeLearner): unknown {
+  if (learner !== undefined) learner.taken = true;
+  if (typeof input === 'object' && input !== null && !inheritsEnumerableKeys()) {
+    const mark = arrays === undefined ? 0 : arrays.length;
+    try {
+      const copy = copyPlain(input, 0, arrays, learner);
+      if (copy !== LEFT) return copy;
+    } catch {
+      // a getter or proxy threw: the walker says where
+    } finally {
+      // Holds nothing once done (a getter that snapshots another value only costs this one its cycle check).
+      if (plainAncestors.length !== 0) plainAncestors.length = 0;
+    }
+    if (arrays !== undefined) arrays.length = mark;
+  } else if (isJsonScalar(input)) {
+    return input;
+  }
+  if (learner !== undefined) learner.taken = false;
+  return walk(input, root, arrays === undefined ? COPY_AND_FREEZE : COPY_AND_FREEZE_OBJECTS, arrays, rootIndex);
+}
+
+/**
+ * The walker's checks and copy for the common case, by recursion: no frame per container, no
+ * path kept. Returns {@link LEFT} at the first thing it does not take (a violation, another
+ * realm's prototype, a polluted `Object.prototype`, a cycle, nesting past {@link PLAIN_DEPTH}).
+ * The copy is the spread's, so a key named `__proto__` is already its own property there, and
+ * assigning its copied value does not reach the prototype.
+ */
+function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, learner: ShapeLearner | undefined): unknown {
+  if (depth >= PLAIN_CYCLE_DEPTH) plainAncestors[depth] = src;
+  if (Array.isArray(src)) {
+    if (Object.getPrototypeOf(src) !== arrayProto) return LEFT;
+    const length = src.length;
+    if (length < INSPECTED_LENGTH ? Reflect.ownKeys(src).length !== length + 1 : !hasElementsOnly(src, length)) return LEFT;
+    // At its length: a push onto [] reserves spare room, and V8 stringifies the roomy copies of small
+    // arrays more slowly.
+    const copy = new Array<unknown>(length);
+    for (let i = 0; i < length; i++) {
+      const value: unknown = src[i];
+      if (typeof value === 'object' && value !== null) {
+        // An array holding a container has no ChunkShape, whatever its depth.
+        if (learner !== undefined) learner.deep = true;
+        const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays, learner) : LEFT;
+        if (child === LEFT) return LEFT;
+        copy[i] = child;
+      } else if (isJsonScalar(value)) {
+        copy[i] = value;
+      } else {
+        return LEFT;
+      }
+    }
+    if (arrays === undefined) Object.freeze(copy);
+    else arrays.push(copy);
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(src) as object | null;
+  if (proto !== objectProto && proto !== null) return LEFT;
+  if (Object.getOwnPropertySymbols(src).length !== 0) return LEFT;
+  const names = Object.getOwnPropertyNames(src).length;
+  const copy = { ...src } as Record<string, unknown>;
+  // The copy's own keys are what for…in visits (copyFrozen saw Object.prototype add none), and each
+  // value is checked here: no key list of the source is needed beyond its count, which must be the
+  // copy's (a non-enumerable key, or a proxy listing other keys to the spread, ends the quick copy).
+  let count = 0;
+  for (const key in copy) {
+    count++;
+    const value = copy[key];
+    if (typeof value === 'object' && value !== null) {
+      if (learner !== undefined) {
+        if (depth === 0) learner.keys[learner.count++] = key;
+        else learner.deep = true;
+      }
+      const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays, learner) : LEFT;
+      if (child === LEFT) return LEFT;
+      copy[key] = child;
+    } else if (!isJsonScalar(value)) {
+      return LEFT;
+    }
+  }
+  if (count !== names) return LEFT;
+  return Object.freeze(copy);
+}
+
+/** Whether `Object.prototype` has an enumerable key (which `for…in` would visit on every plain object). */
+function inheritsEnumerableKeys(): boolean {
+  for (const _key in objectProto) return true;
+  return false;
+}
+
+function isPlainAncestor(value: object, depth: number): boolean {
+  for (let d = PLAIN_CYCLE_DEPTH; d <= depth; d++) if (plainAncestors[d] === value) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------
+// The walker: one explicit-stack traversal that checks and optionally copies.
+// ---------------------------------------------------------------------------
+
+interface Frame {
+  src: object;
+  dst: JsonValue[] | JsonObject | undefined;
+  /** Object keys; null for arrays. */
+  keys: string[] | null;
+  length: number;
+  /** Index of the element being read (the one a violation names). */
+  index: number;
+  /**
+   * `dst` already holds the values, copied by a spread: one native copy instead of an
+   * assignment per key.
+   */
+  filled: boolean;
+}
 
 const CHECK = 0;
 const COPY = 1;
-/** Every copy frozen as it is finished. */
-const FREEZE = 2;
+const COPY_AND_FREEZE = 2;
 /** Objects frozen as they are finished; arrays left to the caller, collected in `arrays`. */
-const FREEZE_OBJECTS = 3;
-type Mode = typeof CHECK | typeof COPY | typeof FREEZE | typeof FREEZE_OBJECTS;
+const COPY_AND_FREEZE_OBJECTS = 3;
+type Mode = typeof CHECK | typeof COPY | typeof COPY_AND_FREEZE | typeof COPY_AND_FREEZE_OBJECTS;
 
-/**
- * Takes a big array met as a member (of the value, or of an object member of it) into its own
- * copy, whose elements it reads instead of the walk; `keys`: the keys down to it.
- */
-type MemberInChunks = (array: unknown[], length: number, path: string, keys: string[]) => unknown;
-/** Objects down from the value in which a {@link MemberInChunks} is looked for. */
-const MEMBER_DEPTH = 2;
-
-/**
- * Levels walked by recursion before the walk goes on from its own stack: a recursive call keeps a
- * container's state in registers, where a frame object per container costs the common shallow
- * value measurable time; the stack keeps any depth from overflowing the call stack.
- */
-const RECURSION_LEVELS = 64;
-/** Ancestors up to this depth are found by a scan; deeper ones by a Set. */
+/** Ancestors up to this depth are found by scanning the frame stack; deeper ones by a Set. */
 const SCAN_DEPTH = 32;
-
-/** One walk's state: what it was asked, and where it is. Made per walk, so a walk a getter starts meanwhile has its own. */
-interface Walk {
-  readonly mode: Mode;
-  readonly copy: Copy;
-  readonly arrays: unknown[][] | undefined;
-  readonly learner: ShapeLearner | undefined;
-  member: MemberInChunks | undefined;
-  readonly root: string;
-  /** The input is element `rootIndex` of `root`: its path is made only for an error. */
-  readonly rootIndex: number | undefined;
-  /** The containers open, by depth. */
-  readonly ancestors: object[];
-  /** The key read in each open container, by depth (set on the way down). */
-  readonly keys: (string | number)[];
-  deep: Set<object> | undefined;
-  /** Containers left to walk when the recursion ran out of levels, the next on top. */
-  stack: Frame[] | undefined;
-  /** Frames of a recursion unwinding to be pushed on `stack`, innermost first. */
-  unwound: Frame[] | undefined;
-  /** The depth of the container whose walk the walk itself called (not a recursion): where an unwinding ends. */
-  chainDepth: number;
-  /**
-   * What {@link open} made besides the copy it returns: the keys to walk (null for an array, undefined for a copy
-   * filled by a spread, walked by for…in) and their count; whether the copy is filled; and the
-   * count of own string keys the source has (which a filled copy's keys must match).
-   */
-  walkKeys: WalkKeys;
-  length: number;
-  filled: boolean;
-  names: number;
-}
-
-/** A container's copy (none when only checking). */
-type Copied = unknown[] | Record<string, unknown> | undefined;
-
-/** Keys of a container to walk: null for an array, undefined for a spread copy (walked by for…in), else the list. */
-type WalkKeys = string[] | null | undefined;
-
-/** A container put aside with where its walk stands. */
-interface Frame {
-  src: object;
-  dst: unknown[] | Record<string, unknown> | undefined;
-  keys: WalkKeys;
-  length: number;
-  index: number;
-  filled: boolean;
-  names: number;
-  depth: number;
-}
-
-/** What {@link run} returns when it put its containers on the walk's stack. */
-const SUSPENDED: unique symbol = Symbol('suspended');
 
 const objectProto = Object.prototype;
 const arrayProto = Array.prototype;
@@ -444,212 +569,77 @@ const foreignArrayProtos = new WeakSet<object>();
 /** Why a value that threw while being read is not lossless JSON. */
 const UNREADABLE = violationMessage('unreadable');
 
-/**
- * A violation met in the walk. Unplaced when thrown; placed by the innermost walk level that sees it:
- * at its container (`depth` keys down) and, unless it is the container's own, the member `key`.
- */
 class Violation {
   readonly message: string;
-  placed = false;
-  depth = 0;
-  key: string | number | undefined;
   constructor(message: string) {
     this.message = message;
   }
-  place(depth: number, key: string | number | undefined): this {
-    this.placed = true;
-    this.depth = depth;
-    this.key = key;
-    return this;
-  }
 }
 
-function violation(kind: JsonViolationKind, detail?: string | number): Violation {
-  return new Violation(violationMessage(kind, detail));
-}
-
-/**
- * The one walk. `rootIndex`: the input is element `rootIndex` of `root` (its path is made only for
- * an error). `learner`: see copyFrozen. `member`: takes the first big array found among the
- * value's members (see snapshotFrozenJsonInChunks) instead of the walk.
- */
-function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], rootIndex?: number, learner?: ShapeLearner, member?: MemberInChunks): unknown {
-  if (typeof input !== 'object' || input === null) {
-    if (isJsonScalar(input)) return input;
-    throw new LossyJsonError({ path: rootIndex === undefined ? root : appendIndex(root, rootIndex), message: describeNonJson(input) });
-  }
-  // Copies are filled by a spread and read by for…in, which V8 serves from the copy's own key cache;
-  // for…in also visits what a polluted Object.prototype adds, so then the keys are listed instead.
-  const copy = mode === CHECK ? NO_COPY : inheritsEnumerableKeys() ? COPY_BY_KEYS : COPY_BY_SPREAD;
-  // Made per walk: a walk a getter starts meanwhile has its own.
-  const w: Walk = { mode, copy, arrays, learner, member, root, rootIndex, ancestors: [], keys: [], deep: undefined, stack: undefined, unwound: undefined, chainDepth: 0, walkKeys: null, length: 0, filled: false, names: 0 };
+/** `rootIndex`: the input is element `rootIndex` of `root` (its path is made only for an error). */
+function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], rootIndex?: number): unknown {
+  const copy = mode !== CHECK;
+  const stack: Frame[] = [];
+  let deep: Set<object> | undefined;
   try {
-    const top = open(w, input, 0);
-    run(w, input, top, w.walkKeys, w.length, -1, w.filled, w.names, 0);
-    for (let stack = w.stack; stack !== undefined && stack.length > 0; stack = w.stack) {
-      const f = stack.pop() as Frame;
-      w.chainDepth = f.depth;
-      run(w, f.src, f.dst, f.keys, f.length, f.index, f.filled, f.names, f.depth);
+    if (typeof input !== 'object' || input === null) {
+      if (isJsonScalar(input)) return input;
+      throw new Violation(describeNonJson(input));
     }
-    return top ?? input;
-  } catch (error) {
-    if (error instanceof LossyJsonError) throw error;
-    if (!(error instanceof Violation)) error = new Violation(UNREADABLE);
-    const { depth, key, message } = error as Violation;
-    const at = pathOf(rootOf(w), w.keys, depth);
-    throw new LossyJsonError({ path: key === undefined ? at : typeof key === 'number' ? appendIndex(at, key) : appendKey(at, key), message });
-  }
-}
-
-/**
- * Walks the members of an open container from `index + 1` (a container member by recursion, or,
- * past {@link RECURSION_LEVELS} from where this recursion began, by the walk's stack), then
- * finishes it. Returns its copy, or {@link SUSPENDED} once it and its open ancestors are on the
- * stack.
- */
-function run(w: Walk, src: object, dst: Copied, keys: WalkKeys, length: number, index: number, filled: boolean, names: number, depth: number): unknown {
-  let key: string | number | undefined;
-  try {
-    // One loop per kind of container, so that each loop's property loads see one kind.
-    if (keys === null) {
-      const array = src as unknown[];
-      while (++index < length) {
-        key = index;
-        const value = array[index];
+    const first = enter(input as object, copy);
+    stack.push(first);
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1];
+      const { src, keys } = frame;
+      let descended = false;
+      while (++frame.index < frame.length) {
+        const key = keys === null ? frame.index : keys[frame.index];
+        // A filled copy already holds the values (read once, by the spread in enter).
+        const value: unknown = (frame.filled ? (frame.dst as Record<string, unknown>) : (src as Record<string | number, unknown>))[key];
+        let out: unknown;
         if (typeof value === 'object' && value !== null) {
-          if (w.learner !== undefined) w.learner.deep = true;
-          if (member(w, value, index, depth, dst, false) === SUSPENDED) return suspend(w, src, dst, keys, length, index, filled, names, depth);
-        } else if (!isJsonScalar(value)) {
-          if (value === undefined && !Object.hasOwn(array, index)) throw new Violation(sparseArray(index)).place(depth, undefined);
-          throw new Violation(describeNonJson(value)).place(depth, index);
-        } else if (dst !== undefined) {
-          (dst as unknown[])[index] = value;
-        }
-      }
-    } else if (keys === undefined) {
-      // A spread copy holds the values (read once), and for…in over it is served from its key cache.
-      const copy = dst as Record<string, unknown>;
-      let count = 0;
-      for (const name in copy) {
-        count++;
-        key = name;
-        const value = copy[name];
-        if (typeof value === 'object' && value !== null) {
-          if (memberOfObject(w, value, name, depth, copy, true) === SUSPENDED) {
-            // The rest waits on the stack: by the key list, from this key on.
-            const rest = Object.keys(copy);
-            if (rest.length !== names) throw objectKeysViolation(src).place(depth, undefined);
-            return suspend(w, src, dst, rest, rest.length, count - 1, filled, names, depth);
+          if (isAncestor(value, stack, deep)) throw new Violation(violationMessage('cycle'));
+          const child = enter(value, copy);
+          out = child.dst;
+          if (copy) {
+            if (keys === null) (frame.dst as unknown[]).push(out);
+            else assign(frame.dst as JsonObject, key as string, out);
           }
-        } else if (!isJsonScalar(value)) {
-          throw new Violation(describeNonJson(value)).place(depth, name);
+          if (stack.length >= SCAN_DEPTH) (deep ??= new Set()).add(value);
+          stack.push(child);
+          descended = true;
+          break;
+        }
+        if (!isJsonScalar(value)) {
+          if (value === undefined && keys === null && !Object.hasOwn(src, key)) {
+            // Named at the array, as the key check names a hole.
+            frame.index = -1;
+            throw new Violation(sparseArray(key as number));
+          }
+          throw new Violation(describeNonJson(value));
+        }
+        if (copy && !frame.filled) {
+          if (keys === null) (frame.dst as unknown[]).push(value);
+          else assign(frame.dst as JsonObject, key as string, value);
         }
       }
-      key = undefined;
-      if (count !== names) throw objectKeysViolation(src);
-    } else {
-      const from = (filled ? dst : src) as Record<string, unknown>;
-      while (++index < length) {
-        key = keys[index];
-        const value = from[key];
-        if (typeof value === 'object' && value !== null) {
-          if (memberOfObject(w, value, key, depth, dst, filled) === SUSPENDED) return suspend(w, src, dst, keys, length, index, filled, names, depth);
-        } else if (!isJsonScalar(value)) {
-          throw new Violation(describeNonJson(value)).place(depth, key);
-        } else if (dst !== undefined && !filled) {
-          setMember(dst as Record<string, unknown>, key, value, false);
+      if (!descended) {
+        stack.pop();
+        if (mode === COPY_AND_FREEZE) Object.freeze(frame.dst);
+        else if (mode === COPY_AND_FREEZE_OBJECTS) {
+          if (frame.keys === null) (arrays as unknown[][]).push(frame.dst as unknown[]);
+          else Object.freeze(frame.dst);
         }
+        if (deep !== undefined && stack.length >= SCAN_DEPTH) deep.delete(frame.src);
       }
     }
+    return first.dst ?? input;
   } catch (error) {
     if (error instanceof LossyJsonError) throw error;
-    // A spread copy's keys are counted as they are walked: a key the copy lacks is its object's
-    // violation, named before any of its members'.
-    if (keys === undefined && Object.keys(dst as object).length !== names) throw objectKeysViolation(src).place(depth, undefined);
-    if (error instanceof Violation && error.placed) throw error;
-    throw (error instanceof Violation ? error : new Violation(UNREADABLE)).place(depth, key);
+    const message =
+      error instanceof Violation ? error.message : UNREADABLE;
+    throw new LossyJsonError({ path: pathOf(rootIndex === undefined ? root : appendIndex(root, rootIndex), stack), message });
   }
-  if (w.mode === FREEZE || (w.mode === FREEZE_OBJECTS && keys !== null)) Object.freeze(dst);
-  else if (w.mode === FREEZE_OBJECTS) (w.arrays as unknown[][]).push(dst as unknown[]);
-  if (depth >= SCAN_DEPTH) w.deep?.delete(src);
-  return dst ?? src;
-}
-
-/** {@link member} for a member of an object: the learner learns its key, and near the top a big array may go in chunks. */
-function memberOfObject(w: Walk, value: object, key: string, depth: number, into: Copied, intoFilled: boolean): unknown {
-  const learner = w.learner;
-  if (learner !== undefined) {
-    if (depth === 0) learner.keys[learner.count++] = key;
-    else learner.deep = true;
-  }
-  return w.member !== undefined && depth < MEMBER_DEPTH ? chunkedMember(w, value, key, depth, into, intoFilled) : member(w, value, key, depth, into, intoFilled);
-}
-
-/**
- * Walks `value`, the member at `key` of the container at `depth`, its copy set in the container's
- * copy `into` first; returns SUSPENDED if its walk was put aside.
- */
-function member(w: Walk, value: object, key: string | number, depth: number, into: Copied, intoFilled: boolean): unknown {
-  if (isAncestor(w, value, depth)) throw violation('cycle');
-  w.keys[depth] = key;
-  const child = depth + 1;
-  const dst = open(w, value, child);
-  if (child >= SCAN_DEPTH) (w.deep ??= new Set()).add(value);
-  const { walkKeys, length, filled, names } = w;
-  if (into !== undefined) {
-    if (typeof key === 'number') (into as unknown[])[key] = dst;
-    else setMember(into as Record<string, unknown>, key, dst, intoFilled);
-  }
-  // The recursion goes on up to its levels; past them the child waits on the stack, walked next.
-  if (child - w.chainDepth < RECURSION_LEVELS) return run(w, value, dst, walkKeys, length, -1, filled, names, child);
-  (w.unwound ??= []).push({ src: value, dst, keys: walkKeys, length, index: -1, filled, names, depth: child });
-  return SUSPENDED;
-}
-
-/** {@link member} for a member of an object near the top: a big array goes to the walk's MemberInChunks instead, once. */
-function chunkedMember(w: Walk, value: object, key: string, depth: number, into: Copied, intoFilled: boolean): unknown {
-  for (let d = 0; d <= depth; d++) if (Array.isArray(w.ancestors[d])) return member(w, value, key, depth, into, intoFilled);
-  const chunkable = chunkableLength(value);
-  if (chunkable === 0) return member(w, value, key, depth, into, intoFilled);
-  if (isAncestor(w, value, depth)) throw violation('cycle');
-  w.keys[depth] = key;
-  const take = w.member as MemberInChunks;
-  w.member = undefined;
-  const made = take(value as unknown[], chunkable, pathOf(rootOf(w), w.keys, depth + 1), w.keys.slice(0, depth + 1) as string[]);
-  setMember(into as Record<string, unknown>, key, made, intoFilled);
-  return made;
-}
-
-function rootOf(w: Walk): string {
-  return w.rootIndex === undefined ? w.root : appendIndex(w.root, w.rootIndex);
-}
-
-/** Puts the container aside where its walk stands; the chain's first level moves the unwound frames onto the walk's stack. */
-function suspend(
-  w: Walk,
-  src: object,
-  dst: unknown[] | Record<string, unknown> | undefined,
-  keys: WalkKeys,
-  length: number,
-  index: number,
-  filled: boolean,
-  names: number,
-  depth: number,
-): typeof SUSPENDED {
-  const unwound = (w.unwound ??= []);
-  unwound.push({ src, dst, keys, length, index, filled, names, depth });
-  if (depth === w.chainDepth) {
-    const stack = (w.stack ??= []);
-    for (let i = unwound.length - 1; i >= 0; i--) stack.push(unwound[i]);
-    unwound.length = 0;
-  }
-  return SUSPENDED;
-}
-
-/** Sets `key` of a copy; a key named `__proto__` stays an own key (a spread copy already has it as one). */
-function setMember(dst: Record<string, unknown>, key: string, value: unknown, filled: boolean): void {
-  if (key === '__proto__' && !filled) Object.defineProperty(dst, key, { value, writable: true, enumerable: true, configurable: true });
-  else dst[key] = value;
 }
 
 function isJsonScalar(value: unknown): boolean {
@@ -681,75 +671,63 @@ function describeNonJson(value: unknown): string {
   }
 }
 
-const NO_COPY = 0;
-const COPY_BY_SPREAD = 1;
-const COPY_BY_KEYS = 2;
-type Copy = typeof NO_COPY | typeof COPY_BY_SPREAD | typeof COPY_BY_KEYS;
-
-/** Whether `Object.prototype` has an enumerable key (which `for…in` would visit on every plain object). */
-function inheritsEnumerableKeys(): boolean {
-  for (const _key in objectProto) return true;
-  return false;
-}
-
-/** Checks a container's own shape (prototype, keys) and makes its copy (unless NO_COPY), into `w`'s open fields. */
-function open(w: Walk, src: object, depth: number): Copied {
-  w.ancestors[depth] = src;
-  w.filled = false;
+/** Checks a container's own shape and opens a frame for it. */
+function enter(src: object, copy: boolean): Frame {
   if (Array.isArray(src)) {
-    w.length = checkedArrayLength(src);
-    w.walkKeys = null;
-    // Made at its length, not grown by push: V8 stringifies the roomy copies of small arrays more slowly.
-    return w.copy === NO_COPY ? undefined : new Array<unknown>(w.length);
+    const proto = Object.getPrototypeOf(src) as object | null;
+    if (proto !== arrayProto && !isForeignArrayProto(proto)) {
+      throw new Violation(violationMessage('arraySubclass'));
+    }
+    const length = src.length;
+    // A long array by its rendering; else one key list, symbols included: an array has elements,
+    // so V8 takes its uncached path for getOwnPropertyNames and Reflect.ownKeys alike, and one
+    // Reflect.ownKeys costs less than getOwnPropertyNames + getOwnPropertySymbols. For plain
+    // objects the opposite holds (getOwnPropertyNames is served from the enum cache).
+    if (length < INSPECTED_LENGTH || !hasElementsOnly(src, length)) {
+      const own = Reflect.ownKeys(src);
+      if (own.length !== length + 1) checkArrayKeys(src, own, length);
+    }
+    return { src, dst: copy ? [] : undefined, keys: null, length, index: -1, filled: false };
   }
   const proto = Object.getPrototypeOf(src) as object | null;
-  if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) throw violation('notPlainObject', describeInstance(src));
-  const names = Object.getOwnPropertyNames(src).length;
-  // Before any value is read: a getter may delete the symbol key this would name.
-  if (Object.getOwnPropertySymbols(src).length !== 0) throw objectKeysViolation(src);
-  w.names = names;
-  if (w.copy === COPY_BY_SPREAD) {
-    let dst: Record<string, unknown> | undefined;
-    try {
-      dst = { ...src };
-    } catch {
-      // a getter or proxy threw: copying key by key names the key that did
-    }
-    if (dst !== undefined) {
-      w.walkKeys = undefined;
-      w.filled = true;
-      return dst;
-    }
+  if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) {
+    throw new Violation(violationMessage('notPlainObject', describeInstance(src)));
   }
   const keys = Object.keys(src);
-  if (keys.length !== names) throw objectKeysViolation(src);
-  w.walkKeys = keys;
-  w.length = keys.length;
-  return w.copy === NO_COPY ? undefined : {};
+  if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) {
+    checkObjectKeys(src, Reflect.ownKeys(src));
+  }
+  if (!copy) return { src, dst: undefined, keys, length: keys.length, index: -1, filled: false };
+  let dst: JsonObject;
+  try {
+    dst = { ...src } as JsonObject;
+  } catch {
+    // A getter or proxy threw: copying key by key names the key that did.
+    return { src, dst: {}, keys, length: keys.length, index: -1, filled: false };
+  }
+  // A proxy can list other keys to the spread than to the checks above: a key only the copy has
+  // would carry a value no check saw (a function, say) into the snapshot.
+  if (enumerableKeyCount(dst) !== keys.length && Object.keys(dst).length !== keys.length) {
+    throw new Violation(violationMessage('keysChanged'));
+  }
+  return { src, dst, keys, length: keys.length, index: -1, filled: true };
 }
 
-const NO_KEYS: string[] = [];
-
-/** The length of a plain array whose own keys are its indices and `length`, else throws. */
-function checkedArrayLength(src: unknown[]): number {
-  const proto = Object.getPrototypeOf(src) as object | null;
-  if (proto !== arrayProto && !isForeignArrayProto(proto)) throw violation('arraySubclass');
-  const length = src.length;
-  // Short arrays: one key list, symbols included (an array has elements, so V8 takes its uncached
-  // path for every key list alike, and one Reflect.ownKeys costs less than two).
-  if (length < INSPECTED_LENGTH || !hasElementsOnly(src, length)) {
-    const own = Reflect.ownKeys(src);
-    if (own.length !== length + 1) checkArrayKeys(src, own, length);
-  }
-  return length;
+/** Keys `for…in` visits: the own ones, and any a polluted `Object.prototype` adds (then the caller asks `Object.keys`). No key array is made. */
+function enumerableKeyCount(object: object): number {
+  let count = 0;
+  for (const _key in object) count++;
+  return count;
 }
 
 function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {
   for (const key of own) {
-    if (typeof key === 'symbol') throw violation('symbolKey', String(key.description ?? ''));
+    if (typeof key === 'symbol') throw new Violation(violationMessage('symbolKey', String(key.description ?? '')));
     if (key === 'length') continue;
     const index = Number(key);
-    if (!(Number.isInteger(index) && index >= 0 && index < length && String(index) === key)) throw violation('arrayExtraKey', JSON.stringify(key));
+    if (!(Number.isInteger(index) && index >= 0 && index < length && String(index) === key)) {
+      throw new Violation(violationMessage('arrayExtraKey', JSON.stringify(key)));
+    }
   }
   // Fewer own keys than length + 1 and no stray key: a hole exists below own.length
   // (pigeonhole), so the scan is bounded even when a proxy claims a huge length.
@@ -757,20 +735,19 @@ function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number
   for (let i = 0; i < bound; i++) {
     if (!Object.hasOwn(src, i)) throw new Violation(sparseArray(i));
   }
-  throw violation('keysChanged');
+  throw new Violation(violationMessage('keysChanged'));
 }
 
 function sparseArray(hole: number): string {
   return violationMessage('sparseArray', hole);
 }
 
-/** What is wrong with the own keys of an object whose key counts are off: a symbol key, a non-enumerable one, or a change. */
-function objectKeysViolation(src: object): Violation {
-  for (const key of Reflect.ownKeys(src)) {
-    if (typeof key === 'symbol') return violation('symbolKey', String(key.description ?? ''));
-    if (!Object.prototype.propertyIsEnumerable.call(src, key)) return violation('nonEnumerableKey', JSON.stringify(key));
+function checkObjectKeys(src: object, own: (string | symbol)[]): never {
+  for (const key of own) {
+    if (typeof key === 'symbol') throw new Violation(violationMessage('symbolKey', String(key.description ?? '')));
+    if (!Object.prototype.propertyIsEnumerable.call(src, key)) throw new Violation(violationMessage('nonEnumerableKey', JSON.stringify(key)));
   }
-  return violation('keysChanged');
+  throw new Violation(violationMessage('keysChanged'));
 }
 
 /** A plain object from another realm: its prototype is that realm's `Object.prototype`. */
@@ -796,7 +773,6 @@ function isForeignArrayProto(proto: object | null): boolean {
   return ok;
 }
 
-/** `a Date`, `an instance of Point`: the guest's checks (sandbox/guest/bootstrap.ts) say it alike. */
 function describeInstance(value: object): string {
   const tag = Object.prototype.toString.call(value).slice(8, -1);
   if (tag !== 'Object') return `a ${tag}`;
@@ -805,18 +781,25 @@ function describeInstance(value: object): string {
   return `an instance of ${name}`;
 }
 
-function isAncestor(w: Walk, value: object, depth: number): boolean {
-  const ancestors = w.ancestors;
-  const end = depth < SCAN_DEPTH ? depth + 1 : SCAN_DEPTH;
-  for (let i = 0; i < end; i++) if (ancestors[i] === value) return true;
-  return w.deep !== undefined && w.deep.has(value);
+function isAncestor(value: object, stack: Frame[], deep: Set<object> | undefined): boolean {
+  const end = stack.length < SCAN_DEPTH ? stack.length : SCAN_DEPTH;
+  for (let i = 0; i < end; i++) if (stack[i].src === value) return true;
+  return deep !== undefined && deep.has(value);
 }
 
-function pathOf(root: string, keys: (string | number)[], depth: number): string {
+function assign(dst: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(dst, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    (dst as Record<string, unknown>)[key] = value;
+  }
+}
+
+function pathOf(root: string, stack: Frame[]): string {
   let path = root;
-  for (let d = 0; d < depth; d++) {
-    const key = keys[d];
-    path = typeof key === 'number' ? appendIndex(path, key) : appendKey(path, key);
+  for (const frame of stack) {
+    if (frame.index < 0 || frame.index >= frame.length) break;
+    path = frame.keys === null ? appendIndex(path, frame.index) : appendKey(path, frame.keys[frame.index]);
   }
   return path;
 }

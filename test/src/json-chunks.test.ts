@@ -268,7 +268,7 @@ describe('snapshotFrozenJsonInChunks', () => {
       expect(slices(leaves)).toEqual(Array(4).fill('[]'));
     });
 
-    it('is unknown for a slice where one element differs or holds a container deeper, and known for a row of another realm', () => {
+    it('is unknown for a slice where one element differs, holds a container deeper, or was copied by the walker', () => {
       const extraKey: unknown[] = rows(2_500);
       (extraKey[1_000] as Record<string, unknown>).more = [1];
       const deeper: unknown[] = rows(2_500);
@@ -286,7 +286,7 @@ describe('snapshotFrozenJsonInChunks', () => {
       expect(slices(deeper)).toEqual([shaped, shaped, '', shaped]);
       expect(slices(reordered)).toEqual([shaped, shaped, '', shaped]);
       expect(slices(scalarAmongRows)).toEqual([shaped, shaped, shaped, '']);
-      expect(slices(fromAnotherRealm)).toEqual([shaped, shaped, shaped, shaped]);
+      expect(slices(fromAnotherRealm)).toEqual(['', shaped, shaped, shaped]);
     });
 
     it('learns nothing from another value a getter copies meanwhile', () => {
