@@ -1,9 +1,12 @@
 /**
  * The bootstrap as source text: sandbox/guest/bootstrap.ts with its types
  * stripped and `export` removed, wrapped in parentheses: an expression that
- * evaluates to `installGuest`. Read once per process.
+ * evaluates to `installGuest`, with the words of src/json-violations.ts in
+ * scope as `JSON_VIOLATIONS` (data, not a copy to keep in step). Read once per
+ * process.
  */
 import { readFileSync } from 'node:fs';
+import { JSON_VIOLATIONS } from '../src/json-violations.ts';
 import { stripTypes } from './strip-types.ts';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +23,9 @@ export function guestSource(): string {
     const stripped = stripTypes(typed)
       .replace(/^\/\/# sourceMappingURL=.*$/m, '')
       .replace(/^export (?=function |const |let |class )/gm, '');
-    // Parenthesised, the function compiles eagerly with the script (and its
-    // parenthesised inner functions with it), so the code cache holds them.
-    cached = `(${stripped}\n)`;
+    // Parenthesised, the functions compile eagerly with the script (and their
+    // parenthesised inner functions with them), so the code cache holds them.
+    cached = `((JSON_VIOLATIONS) => (${stripped}\n))(${JSON.stringify(JSON_VIOLATIONS)})`;
   }
   return cached;
 }

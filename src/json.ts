@@ -4,6 +4,7 @@
  */
 import { inspect, types } from 'node:util';
 import { appendIndex, appendKey } from './json-path.ts';
+import { violationMessage } from './json-violations.ts';
 
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonArray = JsonValue[];
@@ -314,7 +315,7 @@ const foreignObjectProtos = new WeakSet<object>();
 const foreignArrayProtos = new WeakSet<object>();
 
 /** Why a value that threw while being read is not lossless JSON. */
-const UNREADABLE = 'could not be read: a getter or proxy threw while reading it';
+const UNREADABLE = violationMessage('unreadable');
 
 class Violation {
   readonly message: string;
@@ -345,7 +346,7 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], ro
         const value: unknown = (frame.filled ? (frame.dst as Record<string, unknown>) : (src as Record<string | number, unknown>))[key];
         let out: unknown;
         if (typeof value === 'object' && value !== null) {
-          if (isAncestor(value, stack, deep)) throw new Violation('is a cycle: it contains itself');
+          if (isAncestor(value, stack, deep)) throw new Violation(violationMessage('cycle'));
           const child = enter(value, copy);
           out = child.dst;
           if (copy) {
@@ -359,7 +360,9 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], ro
         }
         if (!isJsonScalar(value)) {
           if (value === undefined && keys === null && !Object.hasOwn(src, key)) {
-            throw new Violation('is a hole in a sparse array: fill it (for example with null)');
+            // Named at the array, as the key check names a hole.
+            frame.index = -1;
+            throw new Violation(sparseArray(key as number));
           }
           throw new Violation(describeNonJson(value));
         }
@@ -402,19 +405,17 @@ function isJsonScalar(value: unknown): boolean {
 function describeNonJson(value: unknown): string {
   switch (typeof value) {
     case 'number':
-      return Object.is(value, -0)
-        ? 'is -0, which JSON turns into 0: use 0'
-        : `is ${value}, which JSON cannot represent: use null or a finite number`;
+      return Object.is(value, -0) ? violationMessage('negativeZero') : violationMessage('notFinite', String(value));
     case 'undefined':
-      return 'is undefined, which JSON drops: omit the key or use null';
+      return violationMessage('undefined');
     case 'bigint':
-      return 'is a bigint: use a number or a string';
+      return violationMessage('bigint');
     case 'function':
-      return 'is a function: pass data, not code';
+      return violationMessage('function');
     case 'symbol':
-      return 'is a symbol: use a string';
+      return violationMessage('symbol');
     default:
-      return 'is not JSON';
+      return violationMessage('notJson');
   }
 }
 
@@ -423,7 +424,7 @@ function enter(src: object, copy: boolean): Frame {
   if (Array.isArray(src)) {
     const proto = Object.getPrototypeOf(src) as object | null;
     if (proto !== arrayProto && !isForeignArrayProto(proto)) {
-      throw new Violation('is an instance of an Array subclass: use a plain array');
+      throw new Violation(violationMessage('arraySubclass'));
     }
     const length = src.length;
     // A long array by its rendering; else one key list, symbols included: an array has elements,
@@ -438,7 +439,7 @@ function enter(src: object, copy: boolean): Frame {
   }
   const proto = Object.getPrototypeOf(src) as object | null;
   if (proto !== objectProto && proto !== null && !isForeignObjectProto(proto)) {
-    throw new Violation(`is ${describeInstance(src)}, not a plain object: convert it to plain JSON first`);
+    throw new Violation(violationMessage('notPlainObject', describeInstance(src)));
   }
   const keys = Object.keys(src);
   if (Object.getOwnPropertyNames(src).length !== keys.length || Object.getOwnPropertySymbols(src).length !== 0) {
@@ -455,7 +456,7 @@ function enter(src: object, copy: boolean): Frame {
   // A proxy can list other keys to the spread than to the checks above: a key only the copy has
   // would carry a value no check saw (a function, say) into the snapshot.
   if (enumerableKeyCount(dst) !== keys.length && Object.keys(dst).length !== keys.length) {
-    throw new Violation('has keys that changed while being read');
+    throw new Violation(violationMessage('keysChanged'));
   }
   return { src, dst, keys, length: keys.length, index: -1, filled: true };
 }
@@ -469,11 +470,11 @@ function enumerableKeyCount(object: object): number {
 
 function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {
   for (const key of own) {
-    if (typeof key === 'symbol') throw new Violation(`has a symbol key ${String(key.description ?? '')}: use string keys only`);
+    if (typeof key === 'symbol') throw new Violation(violationMessage('symbolKey', String(key.description ?? '')));
     if (key === 'length') continue;
     const index = Number(key);
     if (!(Number.isInteger(index) && index >= 0 && index < length && String(index) === key)) {
-      throw new Violation(`is an array with an extra key ${JSON.stringify(key)}, which JSON drops: use an object`);
+      throw new Violation(violationMessage('arrayExtraKey', JSON.stringify(key)));
     }
   }
   // Fewer own keys than length + 1 and no stray key: a hole exists below own.length
@@ -482,21 +483,19 @@ function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number
   for (let i = 0; i < bound; i++) {
     if (!Object.hasOwn(src, i)) throw new Violation(sparseArray(i));
   }
-  throw new Violation('is an array with unexpected own keys');
+  throw new Violation(violationMessage('keysChanged'));
 }
 
 function sparseArray(hole: number): string {
-  return `is a sparse array (index ${hole} is a hole): fill holes, for example with null`;
+  return violationMessage('sparseArray', hole);
 }
 
 function checkObjectKeys(src: object, own: (string | symbol)[]): never {
   for (const key of own) {
-    if (typeof key === 'symbol') throw new Violation(`has a symbol key ${String(key.description ?? '')}: use string keys only`);
-    if (!Object.prototype.propertyIsEnumerable.call(src, key)) {
-      throw new Violation(`has a non-enumerable key ${JSON.stringify(key)}, which JSON drops: make it enumerable or remove it`);
-    }
+    if (typeof key === 'symbol') throw new Violation(violationMessage('symbolKey', String(key.description ?? '')));
+    if (!Object.prototype.propertyIsEnumerable.call(src, key)) throw new Violation(violationMessage('nonEnumerableKey', JSON.stringify(key)));
   }
-  throw new Violation('has keys that changed while being read');
+  throw new Violation(violationMessage('keysChanged'));
 }
 
 /** A plain object from another realm: its prototype is that realm's `Object.prototype`. */

@@ -7,7 +7,8 @@
  * program. The host bindings (isolated-vm References) live only in this
  * closure; every transfer-options object is frozen with a null prototype.
  *
- * Self-contained: no imports, no references to anything outside the function.
+ * Self-contained: no imports, no references to anything outside the function
+ * but `JSON_VIOLATIONS`, the host's table of error words, put in scope by the loader.
  *
  * The wire (message kinds, formats, the shared memory's layout) is defined in
  * sandbox/crossing/protocol.ts and handed in at install (`wireJson`). Besides the
@@ -20,6 +21,10 @@
  */
 
 import type { Wire } from '../crossing/protocol.ts';
+import type { JSON_VIOLATIONS as JsonViolations, JsonViolationKind } from '../../src/json-violations.ts';
+
+/** The words of src/json-violations.ts, in scope by sandbox/guest-source.ts: not an import, the guest has none. */
+declare const JSON_VIOLATIONS: typeof JsonViolations;
 
 interface HostRef {
   apply(receiver: undefined, args: unknown[], options?: object): Promise<unknown>;
@@ -213,6 +218,8 @@ export function installGuest(
   freeze(ToolCallError);
 
   // ---- lossless JSON: one read per property, a detached copy, then native stringify ----
+  // The checks and their order are the host's (src/json.ts), and so are the words: the table
+  // JSON_VIOLATIONS is src/json-violations.ts, put in scope by sandbox/guest-source.ts.
   const MAX_DEPTH = 1000;
   class Violation {
     readonly path: string;
@@ -222,6 +229,13 @@ export function installGuest(
       this.message = message;
     }
   }
+  /** The words for `kind`, with `detail` in place of its `{}`. */
+  const violationText = ((kind: JsonViolationKind, detail?: string | number): string => {
+    const text = JSON_VIOLATIONS[kind];
+    if (detail === undefined) return text;
+    const at = stringIndexOf(text, '{}');
+    return `${stringSlice(text, 0, at)}${detail}${stringSlice(text, at + 2)}`;
+  });
   const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
   const pathOf = (root: string, keys: (string | number)[], depth: number): string => {
     let path = root;
@@ -234,20 +248,57 @@ export function installGuest(
   const describeScalar = ((value: unknown): string | undefined => {
     switch (typeof value) {
       case 'undefined':
-        return 'is undefined, which JSON drops: omit the key or use null';
+        return violationText('undefined');
       case 'bigint':
-        return 'is a bigint: use a number or a string';
+        return violationText('bigint');
       case 'function':
-        return 'is a function: pass data, not code';
+        return violationText('function');
       case 'symbol':
-        return 'is a symbol: use a string';
+        return violationText('symbol');
       case 'number':
-        if (!isFinite(value)) return `is ${StringCtor(value)}, which JSON cannot represent: use null or a finite number`;
-        if (value === 0 && 1 / value < 0) return 'is -0, which JSON turns into 0: use 0';
+        if (!isFinite(value)) return violationText('notFinite', StringCtor(value));
+        if (value === 0 && 1 / value < 0) return violationText('negativeZero');
         return undefined;
       default:
         return undefined;
     }
+  });
+  const ownKeys = Reflect.ownKeys;
+  const isInteger = Number.isInteger;
+  const NumberCtor = Number;
+  const propertyIsEnumerable = uncurryThis(Object.prototype.propertyIsEnumerable as (key: PropertyKey) => boolean);
+  const symbolDescription = uncurryThis(ObjectCtor.getOwnPropertyDescriptor(Symbol.prototype, 'description')?.get as () => string | undefined);
+  /** Names the stray key or the hole of an array whose key count is off (throws). */
+  const arrayKeysViolation = ((value: unknown[], length: number): string => {
+    const own = ownKeys(value);
+    for (let i = 0; i < own.length; i++) {
+      const key = own[i];
+      if (typeof key === 'symbol') return violationText('symbolKey', StringCtor(symbolDescription(key) ?? ''));
+      if (key === 'length') continue;
+      const index = NumberCtor(key);
+      if (!(isInteger(index) && index >= 0 && index < length && StringCtor(index) === key)) return violationText('arrayExtraKey', jsonStringify(key));
+    }
+    // No stray key: a hole exists below own.length (pigeonhole), so the scan is bounded.
+    const bound = length < own.length ? length : own.length;
+    for (let i = 0; i < bound; i++) if (!hasOwn(value, i)) return violationText('sparseArray', i);
+    return violationText('keysChanged');
+  });
+  const objectKeysViolation = ((value: object): string => {
+    const own = ownKeys(value);
+    for (let i = 0; i < own.length; i++) {
+      const key = own[i];
+      if (typeof key === 'symbol') return violationText('symbolKey', StringCtor(symbolDescription(key) ?? ''));
+      if (!propertyIsEnumerable(value, key)) return violationText('nonEnumerableKey', jsonStringify(key));
+    }
+    return violationText('keysChanged');
+  });
+  /** `a Date`, `an instance of Point`: as the host's describeInstance reads it. */
+  const describeInstance = ((value: object): string => {
+    const tag = stringSlice(reflectApply(objectToString, value, []) as string, 8, -1);
+    if (tag !== 'Object') return `a ${tag}`;
+    const ctor = (getPrototypeOf(value) as { constructor?: unknown } | null)?.constructor as { name?: unknown } | undefined;
+    const name = typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name !== '' ? ctor.name : 'class';
+    return `an instance of ${name}`;
   });
   /** `parent` and `key`: `input` is `parent[key]`, already read (paths and cycles then count from `parent`). */
   const copyJson = ((input: unknown, root: string, parent?: object, key?: string): unknown => {
@@ -261,46 +312,49 @@ export function installGuest(
     } catch {
       // a proxy the program put in the prototype chain threw: take it as there
     }
+    /** How deep the read under way is: what throws is named at this depth of `keys`. */
+    let at = 0;
     const visit = ((value: unknown, depth: number): unknown => {
+      at = depth;
       if (typeof value !== 'object' || value === null) {
         const problem = describeScalar(value);
         if (problem !== undefined) throw new Violation(pathOf(root, keys, depth), problem);
         return value;
       }
-      if (depth >= MAX_DEPTH) throw new Violation(pathOf(root, keys, depth), `is nested deeper than ${MAX_DEPTH} levels: flatten it`);
+      if (depth >= MAX_DEPTH) throw new Violation(pathOf(root, keys, depth), violationText('tooDeep', MAX_DEPTH));
       for (let i = 0; i < depth; i++) {
-        if (ancestors[i] === value) throw new Violation(pathOf(root, keys, depth), 'is a cycle: it contains itself');
+        if (ancestors[i] === value) throw new Violation(pathOf(root, keys, depth), violationText('cycle'));
       }
       ancestors[depth] = value;
       const proto = getPrototypeOf(value) as object | null;
       if (isArray(value)) {
-        if (proto !== arrayProto) throw new Violation(pathOf(root, keys, depth), 'is an instance of an Array subclass: use a plain array');
+        if (proto !== arrayProto) throw new Violation(pathOf(root, keys, depth), violationText('arraySubclass'));
         const length = (value as unknown[]).length;
         if (ownNames(value).length !== length + 1 || ownSymbols(value).length !== 0) {
-          throw new Violation(pathOf(root, keys, depth), 'is a sparse array or has extra keys, which JSON drops: use a dense array (fill holes with null)');
+          throw new Violation(pathOf(root, keys, depth), arrayKeysViolation(value as unknown[], length));
         }
         const out: unknown[] = [];
         if (bareArrays) setPrototypeOf(out, null);
         for (let i = 0; i < length; i++) {
-          if (!hasOwn(value, i)) throw new Violation(pathOf(root, keys, depth), `is a sparse array (index ${i} is a hole): fill holes, for example with null`);
           keys[depth] = i;
-          out[i] = visit((value as unknown[])[i], depth + 1);
+          at = depth + 1;
+          const element = (value as unknown[])[i];
+          if (element === undefined && !hasOwn(value, i)) throw new Violation(pathOf(root, keys, depth), violationText('sparseArray', i));
+          out[i] = visit(element, depth + 1);
         }
         return out;
       }
-      if (proto !== objectProto && proto !== null) {
-        const tag = reflectApply(objectToString, value, []) as string;
-        throw new Violation(pathOf(root, keys, depth), `is ${tag === '[object Object]' ? 'a class instance' : `a ${tag.slice(8, -1)}`}, not a plain object: convert it to plain JSON first`);
-      }
+      if (proto !== objectProto && proto !== null) throw new Violation(pathOf(root, keys, depth), violationText('notPlainObject', describeInstance(value)));
       const enumerable = objectKeys(value);
       if (ownNames(value).length !== enumerable.length || ownSymbols(value).length !== 0) {
-        throw new Violation(pathOf(root, keys, depth), 'has symbol or non-enumerable keys, which JSON drops: use plain enumerable string keys');
+        throw new Violation(pathOf(root, keys, depth), objectKeysViolation(value));
       }
       // Null prototype: no inherited setter (nor `__proto__`) can intercept an assignment.
       const out = create(null) as Record<string, unknown>;
       for (let i = 0; i < enumerable.length; i++) {
         const key = enumerable[i];
         keys[depth] = key;
+        at = depth + 1;
         out[key] = visit((value as Record<string, unknown>)[key], depth + 1);
       }
       return out;
@@ -309,7 +363,7 @@ export function installGuest(
       return visit(input, parent === undefined ? 0 : 1);
     } catch (error) {
       if (error instanceof Violation) throw error;
-      throw new Violation(pathOf(root, keys, keys.length), 'could not be read: a getter or proxy threw while reading it');
+      throw new Violation(pathOf(root, keys, at), violationText('unreadable'));
     }
   });
   const toJsonText = ((value: unknown, root: string): string => jsonStringify(copyJson(value, root)));
@@ -329,7 +383,7 @@ export function installGuest(
       try {
         value = (args as Record<string, unknown>)[key];
       } catch {
-        throw new Violation(pathOf('args', [key], 1), 'could not be read: a getter or proxy threw while reading it');
+        throw new Violation(pathOf('args', [key], 1), violationText('unreadable'));
       }
       let part: string;
       if (typeof value === 'string') part = jsonStringify(value);

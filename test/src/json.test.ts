@@ -309,6 +309,72 @@ describe('snapshotJson accepts', () => {
     expect(error.violation.path).toBe(`value${'[0]'.repeat(50_001)}`);
     expect(isLosslessJson(top)).toBe(false);
   });
+
+  // Deep values with objects, siblings after a deep branch, and faults down there.
+  function deepObject(depth: number, leaf: unknown): Record<string, unknown> {
+    let value: unknown = leaf;
+    for (let i = 0; i < depth; i++) value = { before: i, 'odd key': [i], next: value, after: true };
+    return value as Record<string, unknown>;
+  }
+
+  it('copies deep objects with siblings after the deep branch, as JSON does, frozen or not', () => {
+    const input = { rows: [deepObject(300, 'end'), deepObject(5, null)], tail: deepObject(140, [1, { x: 'y' }]) };
+    for (const copy of [snapshotJson(input), snapshotFrozenJson(input)]) {
+      expect(JSON.stringify(copy)).toBe(JSON.stringify(input));
+    }
+    let node: unknown = snapshotFrozenJson(input);
+    let levels = 0;
+    for (node = (node as { rows: unknown[] }).rows[0]; typeof node === 'object' && node !== null; node = (node as { next: unknown }).next) {
+      expect(Object.isFrozen(node)).toBe(true);
+      levels++;
+    }
+    expect(levels).toBe(300);
+  });
+
+  it('names the first fault in key order however deep it is, with its path', () => {
+    const atBottom = deepObject(200, undefined);
+    expect(lossy({ v: atBottom }).violation.path).toBe(`value.v${'.next'.repeat(200)}`);
+    // The deep branch comes first in key order, so its fault is named before the later key's.
+    const both = { deep: deepObject(150, 1n), later: NaN };
+    expect(lossy(both).violation).toEqual({ path: `value.deep${'.next'.repeat(150)}`, message: 'is a bigint: use a number or a string' });
+    // A key the object hides comes before any of its members' faults, deep ones included.
+    const hidden = deepObject(100, Symbol('s'));
+    let inner = hidden;
+    for (let i = 0; i < 70; i++) inner = inner.next as Record<string, unknown>;
+    Object.defineProperty(inner, 'secret', { value: 1, enumerable: false });
+    expect(lossy(hidden).violation).toEqual({ path: `value${'.next'.repeat(70)}`, message: 'has a non-enumerable key "secret", which JSON drops: make it enumerable or remove it' });
+  });
+
+  it('keeps its own state when a getter snapshots another value meanwhile', () => {
+    const other = { inner: deepObject(100, 'x') };
+    let seen: unknown;
+    const input = {
+      first: deepObject(80, 1),
+      get reentrant(): number {
+        seen = snapshotFrozenJson(other);
+        expect(() => snapshotJson({ bad: [1n] })).toThrow('value.bad[0]: is a bigint');
+        return 2;
+      },
+      last: deepObject(90, [true]),
+    };
+    const copy = snapshotFrozenJson(input);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify({ first: input.first, reentrant: 2, last: input.last }));
+    expect(JSON.stringify(seen)).toBe(JSON.stringify(other));
+    expect(lossy({ a: input, b: -0 }).violation.path).toBe('value.b');
+  });
+
+  it('finds a cycle back to an ancestor well above it, and takes a shared value twice', () => {
+    const top = deepObject(200, null);
+    let node = top;
+    for (let i = 0; i < 150; i++) node = node.next as Record<string, unknown>;
+    let back = top;
+    for (let i = 0; i < 10; i++) back = back.next as Record<string, unknown>;
+    node.next = back;
+    expect(lossy(top).violation).toEqual({ path: `value${'.next'.repeat(151)}`, message: 'is a cycle: it contains itself' });
+    // The same value twice, side by side, is no cycle.
+    const shared = deepObject(100, 0);
+    expect(JSON.stringify(snapshotJson({ a: shared, b: shared }))).toBe(JSON.stringify({ a: shared, b: shared }));
+  });
 });
 
 describe('deepFreeze', () => {
