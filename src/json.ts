@@ -158,39 +158,15 @@ const plainAncestors: object[] = [];
 const PLAIN_CYCLE_DEPTH = 4;
 
 /**
- * What copyFrozen learns of one element of a big array's slice for the slice's ChunkShape, at no
- * second walk: the keys at which the element holds containers (the first `count` of `keys`),
- * whether any container holds another (`deep`), and whether the quick copy took the element at
- * all (`taken`: the walker learns nothing). One per call of snapshotFrozenJsonInChunks, passed
- * down, so that a getter copying another value meanwhile learns nothing into it.
- */
-interface ShapeLearner {
-  keys: string[];
-  count: number;
-  deep: boolean;
-  taken: boolean;
-}
-
-/** Whether the element `learner` just learnt held containers at the keys `shape` names, in its order. */
-function sameKeys(shape: string[], learner: ShapeLearner): boolean {
-  if (learner.count !== shape.length) return false;
-  for (let i = 0; i < learner.count; i++) if (learner.keys[i] !== shape[i]) return false;
-  return true;
-}
-
-/**
- * The frozen copy of `input` (arrays left unfrozen, in `arrays`, when given), as the walker makes
- * it in modes COPY_AND_FREEZE and COPY_AND_FREEZE_OBJECTS. Plain values no deeper than
+ * The frozen copy of `input`, as the walker makes it in mode COPY_AND_FREEZE. Plain values no deeper than
  * {@link PLAIN_DEPTH} are copied by {@link copyPlain}; anything else, and any value that is not
  * lossless JSON, is left to the walker, which reads it again from the start (so a getter of such a
  * value may be read twice; the copy comes from one reading) and names what is wrong.
  */
-function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootIndex?: number, learner?: ShapeLearner): unknown {
-  if (learner !== undefined) learner.taken = true;
+function copyFrozen(input: unknown, root: string): unknown {
   if (typeof input === 'object' && input !== null && !inheritsEnumerableKeys()) {
-    const mark = arrays === undefined ? 0 : arrays.length;
     try {
-      const copy = copyPlain(input, 0, arrays, learner);
+      const copy = copyPlain(input, 0);
       if (copy !== LEFT) return copy;
     } catch {
       // a getter or proxy threw: the walker says where
@@ -198,12 +174,10 @@ function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootInde
       // Holds nothing once done (a getter that snapshots another value only costs this one its cycle check).
       if (plainAncestors.length !== 0) plainAncestors.length = 0;
     }
-    if (arrays !== undefined) arrays.length = mark;
   } else if (isJsonScalar(input)) {
     return input;
   }
-  if (learner !== undefined) learner.taken = false;
-  return walk(input, root, arrays === undefined ? COPY_AND_FREEZE : COPY_AND_FREEZE_OBJECTS, arrays, rootIndex);
+  return walk(input, root, COPY_AND_FREEZE);
 }
 
 /**
@@ -213,7 +187,7 @@ function copyFrozen(input: unknown, root: string, arrays?: unknown[][], rootInde
  * The copy is the spread's, so a key named `__proto__` is already its own property there, and
  * assigning its copied value does not reach the prototype.
  */
-function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, learner: ShapeLearner | undefined): unknown {
+function copyPlain(src: object, depth: number): unknown {
   if (depth >= PLAIN_CYCLE_DEPTH) plainAncestors[depth] = src;
   if (Array.isArray(src)) {
     if (Object.getPrototypeOf(src) !== arrayProto) return LEFT;
@@ -225,9 +199,7 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, 
     for (let i = 0; i < length; i++) {
       const value: unknown = src[i];
       if (typeof value === 'object' && value !== null) {
-        // An array holding a container has no ChunkShape, whatever its depth.
-        if (learner !== undefined) learner.deep = true;
-        const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays, learner) : LEFT;
+        const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1) : LEFT;
         if (child === LEFT) return LEFT;
         copy[i] = child;
       } else if (isJsonScalar(value)) {
@@ -236,9 +208,7 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, 
         return LEFT;
       }
     }
-    if (arrays === undefined) Object.freeze(copy);
-    else arrays.push(copy);
-    return copy;
+    return Object.freeze(copy);
   }
   const proto = Object.getPrototypeOf(src) as object | null;
   if (proto !== objectProto && proto !== null) return LEFT;
@@ -253,11 +223,7 @@ function copyPlain(src: object, depth: number, arrays: unknown[][] | undefined, 
     count++;
     const value = copy[key];
     if (typeof value === 'object' && value !== null) {
-      if (learner !== undefined) {
-        if (depth === 0) learner.keys[learner.count++] = key;
-        else learner.deep = true;
-      }
-      const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1, arrays, learner) : LEFT;
+      const child = depth < PLAIN_DEPTH && (depth < PLAIN_CYCLE_DEPTH || !isPlainAncestor(value, depth)) ? copyPlain(value, depth + 1) : LEFT;
       if (child === LEFT) return LEFT;
       copy[key] = child;
     } else if (!isJsonScalar(value)) {
@@ -301,9 +267,7 @@ interface Frame {
 const CHECK = 0;
 const COPY = 1;
 const COPY_AND_FREEZE = 2;
-/** Objects frozen as they are finished; arrays left to the caller, collected in `arrays`. */
-const COPY_AND_FREEZE_OBJECTS = 3;
-type Mode = typeof CHECK | typeof COPY | typeof COPY_AND_FREEZE | typeof COPY_AND_FREEZE_OBJECTS;
+type Mode = typeof CHECK | typeof COPY | typeof COPY_AND_FREEZE;
 
 /** Ancestors up to this depth are found by scanning the frame stack; deeper ones by a Set. */
 const SCAN_DEPTH = 32;
@@ -324,8 +288,7 @@ class Violation {
   }
 }
 
-/** `rootIndex`: the input is element `rootIndex` of `root` (its path is made only for an error). */
-function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], rootIndex?: number): unknown {
+function walk(input: unknown, root: string, mode: Mode): unknown {
   const copy = mode !== CHECK;
   const stack: Frame[] = [];
   let deep: Set<object> | undefined;
@@ -374,10 +337,6 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], ro
       if (!descended) {
         stack.pop();
         if (mode === COPY_AND_FREEZE) Object.freeze(frame.dst);
-        else if (mode === COPY_AND_FREEZE_OBJECTS) {
-          if (frame.keys === null) (arrays as unknown[][]).push(frame.dst as unknown[]);
-          else Object.freeze(frame.dst);
-        }
         if (deep !== undefined && stack.length >= SCAN_DEPTH) deep.delete(frame.src);
       }
     }
@@ -386,7 +345,7 @@ function walk(input: unknown, root: string, mode: Mode, arrays?: unknown[][], ro
     if (error instanceof LossyJsonError) throw error;
     const message =
       error instanceof Violation ? error.message : UNREADABLE;
-    throw new LossyJsonError({ path: pathOf(rootIndex === undefined ? root : appendIndex(root, rootIndex), stack), message });
+    throw new LossyJsonError({ path: pathOf(root, stack), message });
   }
 }
 
