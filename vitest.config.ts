@@ -28,8 +28,26 @@ export default defineConfig({
           ...shared,
           name: 'process-runtime',
           include: ['test/code-mode/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
-          // The in-process runtime's burst threads are its own; they run the process runtime's protocol already.
-          exclude: ['test/sandbox/process-*.test.ts', 'test/sandbox/burst-threads.test.ts', 'test/sandbox/thread-children.test.ts', 'test/sandbox/session-isolates.test.ts', 'test/sandbox/exit-collection.test.ts', 'test/sandbox/guest-tiering.test.ts'],
+          exclude: [
+            // The in-process runtime's burst threads are its own; they run the process runtime's protocol already.
+            'test/sandbox/process-*.test.ts',
+            'test/sandbox/burst-threads.test.ts',
+            'test/sandbox/thread-children.test.ts',
+            'test/sandbox/session-isolates.test.ts',
+            'test/sandbox/exit-collection.test.ts',
+            'test/sandbox/guest-tiering.test.ts',
+            // These pick their runtimes themselves (both, where it matters) or test a part that runs no
+            // program; the second pass would run them again unchanged.
+            'test/code-mode/create-code-mode.test.ts',
+            'test/sandbox/memory-budget.test.ts',
+            'test/sandbox/child-exit.test.ts',
+            'test/sandbox/sync-crossing.test.ts',
+            'test/sandbox/dispose-during-call.test.ts',
+            'test/sandbox/leave-process.test.ts',
+            'test/sandbox/slow-tools.test.ts',
+            'test/sandbox/strip-types.test.ts',
+            'test/sandbox/wait-queue.test.ts',
+          ],
           env: { PTC_TEST_RUNTIME: 'process' },
         },
       },
