@@ -1,4 +1,11 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+// The suite starts many Node processes (sandbox children, the CLI, MCP servers, probes) that
+// each compile the same TypeScript and dependencies; with Node's compile cache, set before the
+// workers start so that every process below them inherits it, only the first of them compiles.
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'ptc-executor-test-compile-cache');
 
 const shared = {
   // isolated-vm needs this flag on Node >= 20; every worker gets it.

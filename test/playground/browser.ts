@@ -88,3 +88,16 @@ export async function openPage(context: BrowserContext, url: string): Promise<Wa
   await page.locator('body[data-ready="true"]').waitFor();
   return { page, problems };
 }
+
+/**
+ * Opens `url` once and waits for the page's first type check, then closes it: the browser's first
+ * TypeScript worker starts cold (its script fetched and compiled, then the checker's libraries
+ * loaded), and that start belongs to the file's set-up, not to whichever test opens the first
+ * editor. The page is handed back so that its console is checked with the others'.
+ */
+export async function warmTypeScript(context: BrowserContext, url: string): Promise<WatchedPage> {
+  const watched = await openPage(context, url);
+  await watched.page.waitForFunction(() => performance.getEntriesByName('playground-types-ready').length > 0);
+  await watched.page.close();
+  return watched;
+}

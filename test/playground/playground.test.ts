@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import { startServer, type Running } from '../services/helpers.ts';
-import { ARTIFACTS, launch, openPage, type Launched, type WatchedPage } from './browser.ts';
+import { ARTIFACTS, launch, openPage, warmTypeScript, type Launched, type WatchedPage } from './browser.ts';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
@@ -37,6 +37,7 @@ async function visit(server: Running, fragment = ''): Promise<WatchedPage> {
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   [browser, open, closed] = await Promise.all([launch(), startServer(), startServer({ token: TOKEN })]);
+  pages.push(await warmTypeScript(browser.context, `${open.url}/#code=${b64url('return 1;')}`));
 });
 
 afterAll(async () => {
