@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import { startServer, type Running } from '../services/helpers.ts';
-import { ARTIFACTS, launch, openPage, warmTypeScript, type Launched, type WatchedPage } from './browser.ts';
+import { ARTIFACTS, launch, openPage, type Launched, type WatchedPage } from './browser.ts';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
@@ -25,7 +25,6 @@ const executed: string[] = [];
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   [browser, server] = await Promise.all([launch(), startServer()]);
-  pages.push(await warmTypeScript(browser.context, `${server.url}/#code=${b64url('return 1;')}`));
   const registry = server.server.core.registry;
   registry.register(
     defineTool({

@@ -90,14 +90,10 @@ export async function openPage(context: BrowserContext, url: string): Promise<Wa
 }
 
 /**
- * Opens `url` once and waits for the page's first type check, then closes it: the browser's first
- * TypeScript worker starts cold (its script fetched and compiled, then the checker's libraries
- * loaded), and that start belongs to the file's set-up, not to whichever test opens the first
- * editor. The page is handed back so that its console is checked with the others'.
+ * Resolves once the page's TypeScript worker holds the typings (the page marks it). Each page
+ * starts a worker of its own, and its completions and diagnostics wait for that; an editor test
+ * waits for it before typing, so that its own waits cover the answer to what it typed.
  */
-export async function warmTypeScript(context: BrowserContext, url: string): Promise<WatchedPage> {
-  const watched = await openPage(context, url);
-  await watched.page.waitForFunction(() => performance.getEntriesByName('playground-types-ready').length > 0);
-  await watched.page.close();
-  return watched;
+export async function typesReady(page: Page): Promise<void> {
+  await page.waitForFunction(() => performance.getEntriesByName('playground-types-ready').length > 0);
 }
