@@ -8,7 +8,7 @@
  * OS user (`createPostgresUser`), which must own the data folder's parent.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -85,22 +85,42 @@ function embeddedServer(databaseDir: string, port: number): EmbeddedPostgres {
 
 /**
  * initdb is most of a server's start-up, so a process runs it once, into a template cluster that
- * every later server copies (with its owner) and starts on a port of its own; the template goes
- * when the process exits. Kept on globalThis: test files reuse one worker process.
+ * every later server copies (with its owner) and starts on a port of its own. Kept on globalThis:
+ * test files reuse one worker process. The template goes when its process exits; a process killed
+ * before its 'exit' (a test worker ended by a signal) leaves it, and the next template sweeps it.
  */
 const TEMPLATE = Symbol.for('ptc-executor/test-postgres-template');
 type WithTemplate = typeof globalThis & { [TEMPLATE]?: Promise<string> };
+/** One folder per process id under here. */
+const TEMPLATES = path.join(tmpdir(), 'ptc-test-pg-templates');
 
 function templateCluster(): Promise<string> {
   const holder = globalThis as WithTemplate;
   holder[TEMPLATE] ??= (async () => {
-    const base = serverFolder('ptc-pg-template-');
+    mkdirSync(TEMPLATES, { recursive: true });
+    for (const name of readdirSync(TEMPLATES)) if (Number(name) !== process.pid && !isRunning(Number(name))) rmSync(path.join(TEMPLATES, name), { recursive: true, force: true });
+    const base = path.join(TEMPLATES, String(process.pid));
+    rmSync(base, { recursive: true, force: true });
+    mkdirSync(base);
+    const owner = postgresUser();
+    if (owner !== undefined) chownSync(base, owner.uid, owner.gid);
     process.once('exit', () => rmSync(base, { recursive: true, force: true }));
     const data = path.join(base, 'data');
     await embeddedServer(data, 0).initialise();
     return data;
   })();
   return holder[TEMPLATE];
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export async function startTestDatabase(): Promise<TestDatabase> {
