@@ -1,4 +1,14 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// The suite starts many Node processes (sandbox children, the CLI, MCP servers, probes) that
+// each compile the same TypeScript and dependencies; with Node's compile cache, set before the
+// workers start so that every process below them inherits it, only the first of them compiles.
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'ptc-executor-test-compile-cache');
+
+const BROWSER_FILES = 'test/playground/**/*.test.ts';
+const NODE_WORKERS = Math.max(2, availableParallelism() - 1);
 
 const shared = {
   // isolated-vm needs this flag on Node >= 20; every worker gets it.
@@ -21,15 +31,39 @@ export default defineConfig({
     // One conformance suite, every runtime: test/code-mode and test/sandbox run a
     // second time with their programs in the `process` runtime (test/helpers/runtimes.ts).
     // The process runtime's own tests (test/sandbox/process-*) make their runtimes themselves.
+    //
+    // Most files wait on child processes, servers and PostgreSQL rather than compute, so the Node
+    // files run on at least two workers. The browser files (test/playground) run after them, alone:
+    // beside another file, Chromium's TypeScript worker could not answer within the page's waits.
     projects: [
-      { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'] } },
+      { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, BROWSER_FILES], maxWorkers: NODE_WORKERS } },
+      { test: { ...shared, name: 'browser', include: [BROWSER_FILES], maxWorkers: 1, sequence: { groupOrder: 1 } } },
       {
         test: {
           ...shared,
           name: 'process-runtime',
+          maxWorkers: NODE_WORKERS,
           include: ['test/code-mode/**/*.test.ts', 'test/sandbox/**/*.test.ts'],
-          // The in-process runtime's burst threads are its own; they run the process runtime's protocol already.
-          exclude: ['test/sandbox/process-*.test.ts', 'test/sandbox/burst-threads.test.ts', 'test/sandbox/thread-children.test.ts', 'test/sandbox/session-isolates.test.ts', 'test/sandbox/exit-collection.test.ts', 'test/sandbox/guest-tiering.test.ts'],
+          exclude: [
+            // The in-process runtime's burst threads are its own; they run the process runtime's protocol already.
+            'test/sandbox/process-*.test.ts',
+            'test/sandbox/burst-threads.test.ts',
+            'test/sandbox/thread-children.test.ts',
+            'test/sandbox/session-isolates.test.ts',
+            'test/sandbox/exit-collection.test.ts',
+            'test/sandbox/guest-tiering.test.ts',
+            // These pick their runtimes themselves (both, where it matters) or test a part that runs no
+            // program; the second pass would run them again unchanged.
+            'test/code-mode/create-code-mode.test.ts',
+            'test/sandbox/memory-budget.test.ts',
+            'test/sandbox/child-exit.test.ts',
+            'test/sandbox/sync-crossing.test.ts',
+            'test/sandbox/dispose-during-call.test.ts',
+            'test/sandbox/leave-process.test.ts',
+            'test/sandbox/slow-tools.test.ts',
+            'test/sandbox/strip-types.test.ts',
+            'test/sandbox/wait-queue.test.ts',
+          ],
           env: { PTC_TEST_RUNTIME: 'process' },
         },
       },

@@ -345,7 +345,7 @@ export class McpConnection {
         if (error.code === ErrorCode.RequestTimeout) {
           throw new Error(`MCP server "${this.name}" did not answer "${toolName}" within ${this.callTimeoutMs} ms: ask for less work per call.`);
         }
-        throw new Error(`MCP server "${this.name}" refused the call to "${toolName}": ${error.message}`);
+        throw new Error(`MCP server "${this.name}" refused the call to "${toolName}": ${errorMessage(error)}`);
       }
       if (this.kind === 'http') this.drop(session, error);
       throw new Error(`MCP server "${this.name}" could not be reached for "${toolName}"; reconnecting: try again shortly.`);
@@ -386,7 +386,16 @@ export class McpConnection {
 
 function errorMessage(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if (error instanceof McpError) return mcpErrorText(error);
   // fetch failures hide the reason (ECONNREFUSED, ENOTFOUND, …) in `cause`.
   const code = (error.cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+}
+
+/**
+ * An McpError's message with its "MCP error <code>: " prefix once. A server built on the SDK sends
+ * a message that already carries that prefix, and the client's McpError adds its own.
+ */
+function mcpErrorText(error: McpError): string {
+  return `MCP error ${error.code}: ${error.message.replace(/^(?:MCP error -?\d+: )+/, '')}`;
 }

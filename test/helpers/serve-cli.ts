@@ -7,10 +7,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const NODE = path.join(root, 'node_modules/.bin/node');
 const CLI = path.join(root, 'services/cli.ts');
+
+/**
+ * The Node flags services/cli.ts adds by re-executing itself when one is missing. Given up front,
+ * the CLI starts in one Node process instead of two; test/services/cli.test.ts starts it without
+ * them, to see it add them.
+ */
+export const CLI_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS];
 
 /** How much of each output stream is kept: the server logs to stdout for as long as it runs (a soak: minutes). */
 const KEPT_CHARS = 64 * 1024;
@@ -27,7 +35,7 @@ export interface ServeCliOptions {
   args?: readonly string[];
   /** The CLI to start; default this repository's services/cli.ts (an installed package's bin, for example). */
   cli?: string;
-  /** Node flags before the CLI; default `--no-node-snapshot` (the CLI adds the others it needs by re-executing itself). */
+  /** Node flags before the CLI; default `CLI_NODE_FLAGS` (the CLI adds those it needs and lacks by re-executing itself). */
   nodeFlags?: readonly string[];
   /** The child's environment; default this process's. */
   env?: NodeJS.ProcessEnv;
@@ -52,7 +60,7 @@ export interface ServedCli {
 }
 
 export async function serveCli(options: ServeCliOptions): Promise<ServedCli> {
-  const child = spawn(NODE, [...(options.nodeFlags ?? ['--no-node-snapshot']), options.cli ?? CLI, 'serve', '--port', '0', ...(options.args ?? [])], {
+  const child = spawn(NODE, [...(options.nodeFlags ?? CLI_NODE_FLAGS), options.cli ?? CLI, 'serve', '--port', '0', ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', options.stderr ?? 'pipe'],
@@ -105,9 +113,9 @@ export interface FinishedCli {
   stderr: string;
 }
 
-/** Runs one `ptc` command to its end (not `serve`): its stdin gets `stdin`, or nothing. */
-export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<FinishedCli> {
-  const child = spawn(NODE, [CLI, ...args], { cwd: options.cwd ?? root, env: { ...process.env, PTC_LOG_LEVEL: 'warn', ...options.env } });
+/** Runs one `ptc` command to its end (not `serve`): its stdin gets `stdin`, or nothing; `nodeFlags` as for serveCli. */
+export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; nodeFlags?: readonly string[] } = {}): Promise<FinishedCli> {
+  const child = spawn(NODE, [...(options.nodeFlags ?? CLI_NODE_FLAGS), CLI, ...args], { cwd: options.cwd ?? root, env: { ...process.env, PTC_LOG_LEVEL: 'warn', ...options.env } });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

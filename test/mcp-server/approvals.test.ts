@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_NODE_FLAGS } from '../helpers/serve-cli.ts';
 import { cliPath, nodeBin } from './helpers.ts';
 
 let dir: string;
@@ -28,7 +29,7 @@ afterAll(async () => {
 async function connect(elicit?: (request: ElicitRequest) => ElicitResult): Promise<Client> {
   const transport = new StdioClientTransport({
     command: nodeBin,
-    args: ['--no-node-snapshot', cliPath, 'mcp', '--config', join(dir, 'ptc.config.json'), '--workspace', join(dir, 'ws'), '--data', join(dir, 'data'), '--runtime', 'in-process'],
+    args: [...CLI_NODE_FLAGS, cliPath, 'mcp', '--config', join(dir, 'ptc.config.json'), '--workspace', join(dir, 'ws'), '--data', join(dir, 'data'), '--runtime', 'in-process'],
     env: { PATH: process.env.PATH ?? '' },
     stderr: 'ignore',
   });

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_NODE_FLAGS } from '../helpers/serve-cli.ts';
 import { catalogueConfig, cliPath, nodeBin } from './helpers.ts';
 
 // `ptc mcp` spawned as a desktop client would, with a 300-tool upstream: over the typings budget.
@@ -19,7 +20,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'ptc.config.json'), JSON.stringify({ mcpServers: { cat: catalogueConfig(300) } }));
   const transport = new StdioClientTransport({
     command: nodeBin,
-    args: ['--no-node-snapshot', cliPath, 'mcp', '--config', join(dir, 'ptc.config.json'), '--workspace', join(dir, 'ws'), '--data', join(dir, 'data'), '--runtime', 'in-process'],
+    args: [...CLI_NODE_FLAGS, cliPath, 'mcp', '--config', join(dir, 'ptc.config.json'), '--workspace', join(dir, 'ws'), '--data', join(dir, 'data'), '--runtime', 'in-process'],
     env: { PATH: process.env.PATH ?? '' },
     stderr: 'pipe',
   });
@@ -99,7 +100,7 @@ describe('ptc mcp when the client closes stdin right after writing', () => {
   it('answers every call it received, then exits 0', async () => {
     const child = spawn(
       nodeBin,
-      ['--no-node-snapshot', cliPath, 'mcp', '--workspace', join(dir, 'ws2'), '--data', join(dir, 'data2'), '--runtime', 'in-process', '--log-level', 'silent'],
+      [...CLI_NODE_FLAGS, cliPath, 'mcp', '--workspace', join(dir, 'ws2'), '--data', join(dir, 'data2'), '--runtime', 'in-process', '--log-level', 'silent'],
       { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '' } },
     );
     let stdout = '';
@@ -125,7 +126,7 @@ describe('ptc mcp on SIGTERM while programs compute', () => {
     await writeFile(join(dir, 'grace.config.json'), JSON.stringify({ shutdownGraceMs: 100 }));
     const child = spawn(
       nodeBin,
-      ['--no-node-snapshot', cliPath, 'mcp', '--config', join(dir, 'grace.config.json'), '--workspace', join(dir, 'ws3'), '--data', join(dir, 'data3'), '--runtime', 'in-process', '--log-level', 'silent'],
+      [...CLI_NODE_FLAGS, cliPath, 'mcp', '--config', join(dir, 'grace.config.json'), '--workspace', join(dir, 'ws3'), '--data', join(dir, 'data3'), '--runtime', 'in-process', '--log-level', 'silent'],
       { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '' } },
     );
     const exited = new Promise<[number | null, string | null]>((resolve) => child.on('exit', (code, signal) => resolve([code, signal])));

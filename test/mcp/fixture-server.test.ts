@@ -29,7 +29,7 @@ describe('a bridged MCP server', () => {
     const [status] = bridge.status();
     expect(status).toMatchObject({ name: 'fixture', transport: 'stdio', state: 'connected', failedAttempts: 0 });
     expect(status.tools).toEqual(
-      ['crash', 'empty', 'fail', 'loose', 'malformed', 'media', 'rows', 'set_extra', 'slow', 'stats', 'typed'].map((t) => `fixture__${t}`),
+      ['crash', 'empty', 'fail', 'loose', 'malformed', 'media', 'refuse', 'rows', 'set_extra', 'slow', 'stats', 'typed'].map((t) => `fixture__${t}`),
     );
     expect(status.unvalidatedOutputs).toEqual(['fixture__loose']);
     const typed = registry.schemas().find((schema) => schema.name === 'fixture__typed');
@@ -80,6 +80,14 @@ describe('a bridged MCP server', () => {
     expect(result.error.message).toContain('the widget is jammed: unjam it first');
     expect(JSON.stringify(result.content)).toContain('the widget is jammed: unjam it first');
     expect(result.value).toBeUndefined();
+  });
+
+  it('relays a JSON-RPC error from the server with its MCP error code once', async () => {
+    const result = await call('refuse');
+    expect(result.isError).toBe(true);
+    if (!result.isError) return;
+    expect(result.error.message).toBe('MCP server "fixture" refused the call to "refuse": MCP error -32602: x is missing: send {"x": 1}');
+    expect(JSON.stringify(result.content)).not.toContain('MCP error -32602: MCP error');
   });
 
   it('turns a malformed reply into a failed result, and the server stays usable', async () => {

@@ -88,3 +88,12 @@ export async function openPage(context: BrowserContext, url: string): Promise<Wa
   await page.locator('body[data-ready="true"]').waitFor();
   return { page, problems };
 }
+
+/**
+ * Resolves once the page's TypeScript worker holds the typings (the page marks it). Each page
+ * starts a worker of its own, and its completions and diagnostics wait for that; an editor test
+ * waits for it before typing, so that its own waits cover the answer to what it typed.
+ */
+export async function typesReady(page: Page): Promise<void> {
+  await page.waitForFunction(() => performance.getEntriesByName('playground-types-ready').length > 0);
+}

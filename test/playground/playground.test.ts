@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import { startServer, type Running } from '../services/helpers.ts';
-import { ARTIFACTS, launch, openPage, type Launched, type WatchedPage } from './browser.ts';
+import { ARTIFACTS, launch, openPage, typesReady, type Launched, type WatchedPage } from './browser.ts';
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 90_000 });
 
@@ -94,6 +94,7 @@ describe('serving', () => {
 describe('editor', () => {
   it('completes `tools.` with the built-in tool names and shows parameter types', async () => {
     const { page } = await visit(open, `#code=${b64url('')}`);
+    await typesReady(page);
     await page.getByTestId('editor').locator('.cm-content').click();
     await page.keyboard.type('const r = await tools.');
     const labels = page.locator('.cm-tooltip-autocomplete .cm-completionLabel');
@@ -109,6 +110,7 @@ describe('editor', () => {
 
   it('marks a wrong argument type before running', async () => {
     const { page } = await visit(open, `#code=${b64url('const r = await tools.glob({ pattern: 42 });\nreturn r;')}`);
+    await typesReady(page);
     const mark = page.getByTestId('editor').locator('.cm-lintRange-error');
     await mark.filter({ hasText: 'pattern' }).waitFor();
     expect(await mark.allInnerTexts()).toEqual(['pattern']);

@@ -7,7 +7,7 @@ import { post, readSse, tempDir } from './helpers.ts';
 
 /** Runs `node services/cli.ts …` without --no-node-snapshot: the CLI must add it itself. */
 async function ptc(args: string[], options: { stdin?: string; cwd?: string } = {}): Promise<FinishedCli> {
-  return runCli(args, { cwd: options.cwd ?? (await tempDir('ptc-cli-')), ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
+  return runCli(args, { nodeFlags: [], cwd: options.cwd ?? (await tempDir('ptc-cli-')), ...(options.stdin === undefined ? {} : { stdin: options.stdin }) });
 }
 
 describe('ptc CLI', () => {
@@ -61,7 +61,7 @@ describe('ptc CLI', () => {
 
   it('serve adds its Node flags; SIGTERM lets an in-flight run finish, keeps its events and exits 0', async () => {
     const cwd = await tempDir('ptc-cli-');
-    const server = await serveCli({ cwd, args: ['--runtime', 'in-process', '--log-level', 'warn'] });
+    const server = await serveCli({ cwd, nodeFlags: ['--no-node-snapshot'], args: ['--runtime', 'in-process', '--log-level', 'warn'] });
     // The CLI re-executed itself in place (same pid) to add the flags it was started without (it owns its process).
     const flags = (await readFile(`/proc/${server.child.pid}/cmdline`, 'utf8')).split('\0');
     expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS]));

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { runCli, serveCli } from '../helpers/serve-cli.ts';
+import { CLI_NODE_FLAGS, runCli, serveCli } from '../helpers/serve-cli.ts';
 import { fixtureConfig } from '../mcp/helpers.ts';
 import { createToolRegistry } from '../../src/registry.ts';
 import { startToolSources } from '../../src/tool-source.ts';
@@ -67,7 +67,7 @@ describe('tool modules in the config', () => {
     const dir = await projectWithModule();
     const transport = new StdioClientTransport({
       command: NODE,
-      args: ['--no-node-snapshot', CLI, 'mcp', '--config', path.join(dir, 'ptc.config.json'), '--workspace', path.join(dir, 'ws'), '--data', path.join(dir, 'data'), '--runtime', 'in-process'],
+      args: [...CLI_NODE_FLAGS, CLI, 'mcp', '--config', path.join(dir, 'ptc.config.json'), '--workspace', path.join(dir, 'ws'), '--data', path.join(dir, 'data'), '--runtime', 'in-process'],
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'pipe',
     });
