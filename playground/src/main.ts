@@ -154,14 +154,17 @@ function describeContext(context: InjectedContext): string {
 
 function appendLog(line: string): void {
   logBuffer.push(line);
-  if (logFrame === 0) {
-    logFrame = requestAnimationFrame(() => {
-      logFrame = 0;
-      logs.append(`${logBuffer.join('\n')}\n`);
-      logBuffer = [];
-      logs.scrollTop = logs.scrollHeight;
-    });
-  }
+  if (logFrame === 0) logFrame = requestAnimationFrame(flushLogs);
+}
+
+/** Shows the buffered lines now: on the next frame while a run streams, at once when it ends, so no line comes after its result. */
+function flushLogs(): void {
+  if (logFrame !== 0) cancelAnimationFrame(logFrame);
+  logFrame = 0;
+  if (logBuffer.length === 0) return;
+  logs.append(`${logBuffer.join('\n')}\n`);
+  logBuffer = [];
+  logs.scrollTop = logs.scrollHeight;
 }
 
 function setRunning(on: boolean): void {
@@ -308,12 +311,14 @@ async function follow(callId: string, path: string, body: Record<string, unknown
       else if (event === 'context') appendLog(describeContext(data as InjectedContext));
       else if (event === 'result') {
         ended = true;
+        flushLogs();
         timeline.times((data as RunBody).stats?.nestedCalls ?? []);
         const paused = pausedOf(data as RunBody);
         if (paused === undefined) showResult(data as RunBody);
         else showApproval(paused);
       } else if (event === 'error') {
         ended = true;
+        flushLogs();
         const error = data as { code?: string; message?: string };
         showError(error.code ?? 'INTERNAL', error.message ?? 'the server failed');
       }
@@ -325,6 +330,7 @@ async function follow(callId: string, path: string, body: Record<string, unknown
     else showError('NETWORK', describe(error));
     say('');
   } finally {
+    flushLogs();
     timeline.finish();
     running = undefined;
     setRunning(false);
