@@ -2,8 +2,19 @@
  * Lossless JSON (docs/architecture.md, "Values: lossless JSON"): the only kind of value that crosses a tool
  * boundary. Types here; the iterative snapshot, check and freeze below.
  */
-import { inspect, types } from 'node:util';
 import { appendIndex, appendKey } from './json-path.ts';
+import {
+  checkArrayKeys,
+  checkObjectKeys,
+  describeInstance,
+  describeNonJson,
+  hasElementsOnly,
+  INSPECTED_LENGTH,
+  isForeignArrayProto,
+  isForeignObjectProto,
+  sparseArray,
+  Violation,
+} from './json-shape.ts';
 import { violationMessage } from './json-violations.ts';
 
 export type JsonPrimitive = null | boolean | number | string;
@@ -68,39 +79,6 @@ export function snapshotFrozenJson(input: unknown, root = 'value'): FrozenJson<J
   return copyFrozen(input, root) as FrozenJson<JsonValue>;
 }
 
-/**
- * Whether `array` is a plain, dense array of `length` elements with no own key but its indices and
- * `length`, as the key list of `Reflect.ownKeys` would tell, for long arrays: `Reflect.ownKeys` of
- * many elements builds a hash set of them, large objects included. Instead,
- * `Object.keys` (a quick path for arrays) counts the elements and enumerable keys, and Node's
- * inspector, which lists an array's other own keys (hidden ones and symbols too, no getter called)
- * without its indices, names the rest cheaply. Only a clean array renders exactly as
- * expected; anything else (a proxy, another prototype, an extra key, an inspector that renders
- * otherwise) answers false, and the caller's full check decides.
- */
-function hasElementsOnly(array: unknown[], length: number): boolean {
-  if (types.isProxy(array) || Object.getPrototypeOf(array) !== arrayProto || Object.keys(array).length !== length) return false;
-  return inspect(array, ELEMENTS_ONLY) === `[ ... ${length} more items, [length]: ${length} ]`;
-}
-
-/** Length from which {@link hasElementsOnly} costs less than a key list (about 70 elements on this machine). */
-const INSPECTED_LENGTH = 256;
-
-/** Every key shown (hidden ones and symbols too), no element, no getter called, on one line, whatever util.inspect.defaultOptions say. */
-const ELEMENTS_ONLY = {
-  showHidden: true,
-  colors: false,
-  depth: 0,
-  maxArrayLength: 0,
-  getters: false,
-  customInspect: false,
-  showProxy: true,
-  breakLength: Infinity,
-  compact: 3,
-  sorted: false,
-  numericSeparator: false,
-} as const;
-
 /** True when `input` survives a JSON round trip unchanged. Never throws. */
 export function isLosslessJson(input: unknown): input is JsonValue {
   try {
@@ -139,9 +117,7 @@ export function deepFreeze<T>(value: T): FrozenJson<T> {
   return value as FrozenJson<T>;
 }
 
-// ---------------------------------------------------------------------------
-// The frozen copy: plain, shallow values by recursion, anything else by the walker.
-// ---------------------------------------------------------------------------
+// ---- The frozen copy: plain, shallow values by recursion, anything else by the walker. ----
 
 /** What {@link copyPlain} returns when it leaves a value to the walker. */
 const LEFT = Symbol('left to the walker');
@@ -245,9 +221,7 @@ function isPlainAncestor(value: object, depth: number): boolean {
   return false;
 }
 
-// ---------------------------------------------------------------------------
-// The walker: one explicit-stack traversal that checks and optionally copies.
-// ---------------------------------------------------------------------------
+// ---- The walker: one explicit-stack traversal that checks and optionally copies. ----
 
 interface Frame {
   src: object;
@@ -257,10 +231,7 @@ interface Frame {
   length: number;
   /** Index of the element being read (the one a violation names). */
   index: number;
-  /**
-   * `dst` already holds the values, copied by a spread: one native copy instead of an
-   * assignment per key.
-   */
+  /** `dst` already holds the values, copied by a spread: one native copy, not a store per key. */
   filled: boolean;
 }
 
@@ -272,21 +243,24 @@ type Mode = typeof CHECK | typeof COPY | typeof COPY_AND_FREEZE;
 /** Ancestors up to this depth are found by scanning the frame stack; deeper ones by a Set. */
 const SCAN_DEPTH = 32;
 
+// The hot checks stay in this module, where the copies can inline them.
 const objectProto = Object.prototype;
 const arrayProto = Array.prototype;
-/** Prototypes of other realms (node:vm) already recognised as `Object.prototype` / `Array.prototype`. */
-const foreignObjectProtos = new WeakSet<object>();
-const foreignArrayProtos = new WeakSet<object>();
+
+function isJsonScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
+    default:
+      return value === null;
+  }
+}
 
 /** Why a value that threw while being read is not lossless JSON. */
 const UNREADABLE = violationMessage('unreadable');
-
-class Violation {
-  readonly message: string;
-  constructor(message: string) {
-    this.message = message;
-  }
-}
 
 function walk(input: unknown, root: string, mode: Mode): unknown {
   const copy = mode !== CHECK;
@@ -343,38 +317,8 @@ function walk(input: unknown, root: string, mode: Mode): unknown {
     return first.dst ?? input;
   } catch (error) {
     if (error instanceof LossyJsonError) throw error;
-    const message =
-      error instanceof Violation ? error.message : UNREADABLE;
+    const message = error instanceof Violation ? error.message : UNREADABLE;
     throw new LossyJsonError({ path: pathOf(root, stack), message });
-  }
-}
-
-function isJsonScalar(value: unknown): boolean {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return true;
-    case 'number':
-      return Number.isFinite(value) && (value !== 0 || 1 / value > 0);
-    default:
-      return value === null;
-  }
-}
-
-function describeNonJson(value: unknown): string {
-  switch (typeof value) {
-    case 'number':
-      return Object.is(value, -0) ? violationMessage('negativeZero') : violationMessage('notFinite', String(value));
-    case 'undefined':
-      return violationMessage('undefined');
-    case 'bigint':
-      return violationMessage('bigint');
-    case 'function':
-      return violationMessage('function');
-    case 'symbol':
-      return violationMessage('symbol');
-    default:
-      return violationMessage('notJson');
   }
 }
 
@@ -425,67 +369,6 @@ function enumerableKeyCount(object: object): number {
   let count = 0;
   for (const _key in object) count++;
   return count;
-}
-
-function checkArrayKeys(src: unknown[], own: (string | symbol)[], length: number): never {
-  for (const key of own) {
-    if (typeof key === 'symbol') throw new Violation(violationMessage('symbolKey', String(key.description ?? '')));
-    if (key === 'length') continue;
-    const index = Number(key);
-    if (!(Number.isInteger(index) && index >= 0 && index < length && String(index) === key)) {
-      throw new Violation(violationMessage('arrayExtraKey', JSON.stringify(key)));
-    }
-  }
-  // Fewer own keys than length + 1 and no stray key: a hole exists below own.length
-  // (pigeonhole), so the scan is bounded even when a proxy claims a huge length.
-  const bound = Math.min(length, own.length);
-  for (let i = 0; i < bound; i++) {
-    if (!Object.hasOwn(src, i)) throw new Violation(sparseArray(i));
-  }
-  throw new Violation(violationMessage('keysChanged'));
-}
-
-function sparseArray(hole: number): string {
-  return violationMessage('sparseArray', hole);
-}
-
-function checkObjectKeys(src: object, own: (string | symbol)[]): never {
-  for (const key of own) {
-    if (typeof key === 'symbol') throw new Violation(violationMessage('symbolKey', String(key.description ?? '')));
-    if (!Object.prototype.propertyIsEnumerable.call(src, key)) throw new Violation(violationMessage('nonEnumerableKey', JSON.stringify(key)));
-  }
-  throw new Violation(violationMessage('keysChanged'));
-}
-
-/** A plain object from another realm: its prototype is that realm's `Object.prototype`. */
-function isForeignObjectProto(proto: object): boolean {
-  if (foreignObjectProtos.has(proto)) return true;
-  if (Object.getPrototypeOf(proto) !== null) return false;
-  const ctor = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value as unknown;
-  const ok =
-    typeof ctor === 'function' &&
-    ctor.name === 'Object' &&
-    (ctor as { prototype?: unknown }).prototype === proto &&
-    Object.prototype.toString.call(proto) === '[object Object]' &&
-    Object.hasOwn(proto, 'hasOwnProperty');
-  if (ok) foreignObjectProtos.add(proto);
-  return ok;
-}
-
-function isForeignArrayProto(proto: object | null): boolean {
-  if (proto === null) return false;
-  if (foreignArrayProtos.has(proto)) return true;
-  const ok = Array.isArray(proto) && isForeignObjectProto(Object.getPrototypeOf(proto) as object);
-  if (ok) foreignArrayProtos.add(proto);
-  return ok;
-}
-
-function describeInstance(value: object): string {
-  const tag = Object.prototype.toString.call(value).slice(8, -1);
-  if (tag !== 'Object') return `a ${tag}`;
-  const ctor = Object.getPrototypeOf(value)?.constructor as unknown;
-  const name = typeof ctor === 'function' && typeof ctor.name === 'string' && ctor.name !== '' ? ctor.name : 'class';
-  return `an instance of ${name}`;
 }
 
 function isAncestor(value: object, stack: Frame[], deep: Set<object> | undefined): boolean {
