@@ -61,6 +61,7 @@ export default defineConfig({
             'test/sandbox/dispose-during-call.test.ts',
             'test/sandbox/leave-process.test.ts',
             'test/sandbox/slow-tools.test.ts',
+            'test/sandbox/guest-source.test.ts',
             'test/sandbox/strip-types.test.ts',
             'test/sandbox/wait-queue.test.ts',
           ],

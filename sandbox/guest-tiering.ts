@@ -11,7 +11,7 @@
  */
 import v8 from 'node:v8';
 
-/** What the names of the guest's freezes (guest/bootstrap.ts) begin with: the functions the filters name. */
+/** What the names of the guest's freezes (guest/lossless-json.ts) begin with: the functions the filters name. */
 export const GUEST_FREEZE_PREFIX = 'ptcGuestFreeze';
 
 /** The Node flags that keep the guest's freezes unoptimized, for a process started with them. */

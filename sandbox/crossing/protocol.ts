@@ -1,5 +1,5 @@
 /**
- * The crossing's wire: what the guest (guest/bootstrap.ts) and the host (crossing/channel.ts,
+ * The crossing's wire: what the guest (guest/calls.ts) and the host (crossing/channel.ts,
  * isolate-run.ts) say to each other across the isolate boundary, and the memory of the
  * synchronous crossing. Strings only: a host→isolate copy of a string is the cheapest there is.
  * Defined here once; the guest, which may import nothing at run time, is handed {@link WIRE} as
