@@ -1,10 +1,11 @@
 /**
- * One operation call made on the host with undici's request API: the URL, query and headers
+ * One operation call made on the host with undici: the URL, query and headers
  * built from the arguments, the configured headers added last, bounded
  * retries on 429/503 after `Retry-After`, a response size cap, and failures
  * that quote the method, the path and a short excerpt of the body, never a
  * header.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { PtcError } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../json.ts';
@@ -97,32 +98,31 @@ export async function callOperation(
   for (const [name, value] of Object.entries(settings.headers)) headers[name.toLowerCase()] = value;
 
   const what = `${plan.method.toUpperCase()} ${shown}`;
+  const outgoing: Outgoing = { method: plan.method.toUpperCase() as Dispatcher.HttpMethod, headers, body, signal };
   for (let attempt = 0; ; attempt++) {
-    let response: Dispatcher.ResponseData;
+    let answer: Answer;
     try {
-      response = await followSameOrigin(settings.client, url, { method: plan.method.toUpperCase() as Dispatcher.HttpMethod, headers, body, signal }, what);
+      answer = await followSameOrigin(settings.client, url, outgoing, settings.maxResponseBytes, what);
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (error instanceof PtcError) throw error;
       throw new PtcError('TOOL_FAILED', `${what}: the request failed (${networkReason(error)}); the API may be down or unreachable from the host`);
     }
-    const status = response.statusCode;
+    const { status, text } = answer;
     if (trace !== undefined) trace.status = status;
     if ((status === 429 || status === 503) && attempt < settings.retries) {
-      const delay = retryDelayMs(headerOf(response, 'retry-after') ?? null, attempt);
+      const delay = retryDelayMs(headerOf(answer, 'retry-after') ?? null, attempt);
       if (delay !== undefined) {
-        await discard(response);
         await wait(delay, signal);
         continue;
       }
     }
-    const text = await readCapped(response, settings.maxResponseBytes, what, signal);
-    const contentType = headerOf(response, 'content-type') ?? '';
+    const contentType = headerOf(answer, 'content-type') ?? '';
     if (status < 200 || status > 299) {
       const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, EXCERPT_CHARS);
       throw new PtcError(
         httpCode(status),
-        `${what} answered ${status}${response.statusText === '' ? '' : ` ${response.statusText}`}${excerpt === '' ? '' : `: ${excerpt}${text.length > EXCERPT_CHARS ? '…' : ''}`}`,
+        `${what} answered ${status}${answer.statusText === '' ? '' : ` ${answer.statusText}`}${excerpt === '' ? '' : `: ${excerpt}${text.length > EXCERPT_CHARS ? '…' : ''}`}`,
         { status },
       );
     }
@@ -149,23 +149,30 @@ interface Outgoing {
   signal: AbortSignal;
 }
 
+/** A response, its body read as text. */
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
 /**
  * One request, following redirects only within the URL's origin: following
  * them elsewhere would carry the configured headers to any host a response
  * points at.
  */
-async function followSameOrigin(client: Dispatcher, url: URL, init: Outgoing, what: string): Promise<Dispatcher.ResponseData> {
+async function followSameOrigin(client: Dispatcher, url: URL, init: Outgoing, maxBytes: number, what: string): Promise<Answer> {
   let target = url;
   for (let hops = 0; ; hops++) {
-    const response = await client.request({ origin: target.origin, path: target.pathname + target.search, method: init.method, headers: init.headers, body: init.body ?? null, signal: init.signal });
-    const location = headerOf(response, 'location');
-    if (response.statusCode < 300 || response.statusCode > 399 || location === undefined) return response;
-    await discard(response);
+    const answer = await exchange(client, target, init, maxBytes, what);
+    const location = headerOf(answer, 'location');
+    if (answer.status < 300 || answer.status > 399 || location === undefined) return answer;
     const next = new URL(location, target);
     if (next.origin !== url.origin) throw new PtcError('TOOL_FAILED', `${what} redirected to another origin (${next.origin}); not followed, so the configured headers stay with the API`);
     if (hops >= MAX_REDIRECTS) throw new PtcError('TOOL_FAILED', `${what}: more than ${MAX_REDIRECTS} redirects`);
     // 303, and 301/302 after a POST, turn into a GET without a body, as browsers do.
-    if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && init.method === 'POST')) {
+    if (answer.status === 303 || ((answer.status === 301 || answer.status === 302) && init.method === 'POST')) {
       const { 'content-type': _type, ...headers } = init.headers;
       init = { ...init, method: 'GET', headers, body: undefined };
     }
@@ -173,15 +180,71 @@ async function followSameOrigin(client: Dispatcher, url: URL, init: Outgoing, wh
   }
 }
 
-/** A response header's value; a repeated one joined as HTTP lists are. */
-function headerOf(response: Dispatcher.ResponseData, name: string): string | undefined {
-  const value = response.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
+/**
+ * One exchange through the client's dispatch API, the body gathered as it
+ * arrives and stopped past `maxBytes` (declared or streamed); a redirect's
+ * body is dropped. The request API would wrap the body in a stream, which
+ * costs more than a small response's whole exchange.
+ */
+function exchange(client: Dispatcher, target: URL, init: Outgoing, maxBytes: number, what: string): Promise<Answer> {
+  const { signal } = init;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined;
+    // Rejected at once; a request still waiting for its connection is stopped when it starts.
+    const onAbort = () => {
+      reject(signal.reason);
+      controller?.abort(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const answer: Answer = { status: 0, statusText: '', headers: {}, text: '' };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let keep = true;
+    const stop = (dispatch: Dispatcher.DispatchController) => {
+      const error = tooLarge(what, maxBytes);
+      reject(error);
+      dispatch.abort(error);
+    };
+    client.dispatch(
+      { origin: target.origin, path: target.pathname + target.search, method: init.method, headers: init.headers, body: init.body ?? null },
+      {
+        onRequestStart(dispatch) {
+          controller = dispatch;
+          if (signal.aborted) dispatch.abort(signal.reason as Error);
+        },
+        onResponseStart(dispatch, status, headers, statusText) {
+          answer.status = status;
+          answer.statusText = statusText ?? '';
+          answer.headers = headers;
+          keep = status < 300 || status > 399 || headers.location === undefined;
+          const declared = Number(headers['content-length']);
+          if (keep && Number.isFinite(declared) && declared > maxBytes) stop(dispatch);
+        },
+        onResponseData(dispatch, chunk) {
+          if (!keep) return;
+          size += chunk.byteLength;
+          if (size > maxBytes) stop(dispatch);
+          else chunks.push(chunk);
+        },
+        onResponseEnd() {
+          signal.removeEventListener('abort', onAbort);
+          answer.text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+          resolve(answer);
+        },
+        onResponseError(_dispatch, error) {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      },
+    );
+  });
 }
 
-/** Drops a body not read, keeping the connection for the next request when it is short. */
-async function discard(response: Dispatcher.ResponseData): Promise<void> {
-  await response.body.dump().catch(() => undefined);
+/** A response header's value; a repeated one joined as HTTP lists are. */
+function headerOf(answer: Answer, name: string): string | undefined {
+  const value = answer.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** `HTTP_404`: the code of a failed response (the status names it). */
@@ -254,31 +317,6 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
     }, ms);
     signal.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-async function readCapped(response: Dispatcher.ResponseData, maxBytes: number, what: string, signal: AbortSignal): Promise<string> {
-  const declared = Number(headerOf(response, 'content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    response.body.destroy();
-    throw tooLarge(what, maxBytes);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      size += chunk.byteLength;
-      if (size > maxBytes) {
-        response.body.destroy();
-        throw tooLarge(what, maxBytes);
-      }
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    if (error instanceof PtcError) throw error;
-    throw new PtcError('TOOL_FAILED', `${what}: the response broke off (${networkReason(error)}); try again`);
-  }
-  return chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
 }
 
 function tooLarge(what: string, maxBytes: number): PtcError {
