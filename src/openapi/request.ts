@@ -218,7 +218,8 @@ function exchange(client: Dispatcher, target: URL, init: Outgoing, maxBytes: num
           answer.statusText = statusText ?? '';
           answer.headers = headers;
           keep = status < 300 || status > 399 || headers.location === undefined;
-          const declared = Number(headers['content-length']);
+          // A HEAD's Content-Length is the size of the body a GET would get.
+          const declared = init.method === 'HEAD' ? NaN : Number(headers['content-length']);
           if (keep && Number.isFinite(declared) && declared > maxBytes) stop(dispatch);
         },
         onResponseData(dispatch, chunk) {

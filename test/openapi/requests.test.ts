@@ -192,6 +192,15 @@ describe('OpenAPI requests', () => {
     expect(encodings.every((encoding) => encoding?.includes('gzip'))).toBe(true);
   });
 
+  it("a HEAD is not judged by the Content-Length of the body a GET would get", async () => {
+    const spec = { openapi: '3.0.3', info: { title: 'Files', version: '1' }, paths: { '/files/{name}': { head: { operationId: 'statFile', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } } } };
+    const registry = createToolRegistry();
+    for (const definition of await openApiTools({ name: 'files', spec, baseUrl, maxResponseBytes: 1_000 })) registry.register(definition);
+    handler = (_request, response) => response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '5000' }).end();
+    const result = await registry.dispatch({ name: 'files__statFile', arguments: { name: 'big.bin' } });
+    expect(result.isError ? result.error : result.value).toBeNull();
+  });
+
   it("leaves the host's own fetch on its dispatcher, and holds no process open", async () => {
     // In a process of its own: undici must not be loaded before the probe looks.
     const probe = fileURLToPath(new URL('./host-fetch.probe.ts', import.meta.url));
