@@ -2,7 +2,8 @@
  * OpenAPI source: loading and registering GitHub's REST spec (@octokit/openapi,
  * ~1,200 operations; target ≤ 2 s) and the RSS it adds; and a program's
  * nested call to a loopback operation against a bare `fetch` of the same URL
- * (seq100: 100 sequential calls per run; target overhead ≤ 0.3 ms per call).
+ * (seq100: 100 sequential calls per run; target overhead ≤ 0.3 ms per call),
+ * and against a bare undici `request` too, the client the source uses.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import { createCodeMode } from '../compose/code-mode.ts';
 import { defineTool } from '../src/define-tool.ts';
 import { openApiTools } from '../src/openapi/index.ts';
+import { httpClient } from '../src/openapi/request.ts';
 import { createToolRegistry } from '../src/registry.ts';
 import { fmt, median, type BenchSection } from './section.ts';
 
@@ -80,28 +82,38 @@ async function nestedOverhead(): Promise<void> {
   const bare = () => timed(async () => {
     for (let i = 0; i < CALLS; i++) await (await fetch(`${baseUrl}/pets/${i}`, { headers: { accept: 'application/json' } })).json();
   });
+  // The source's own client (importing undici directly here would re-point the bare fetch above at it).
+  const client = await httpClient();
+  const bareRequest = () => timed(async () => {
+    for (let i = 0; i < CALLS; i++) await (await client.request({ origin: baseUrl, path: `/pets/${i}`, method: 'GET', headers: { accept: 'application/json' } })).body.json();
+  });
   try {
     for (let i = 0; i < 3; i++) {
       await run(CALLS);
       await run(0);
       await bare();
+      await bareRequest();
     }
     const nested: { wall: number; cpu: number }[] = [];
     const empty: { wall: number; cpu: number }[] = [];
     const fetched: { wall: number; cpu: number }[] = [];
+    const requested: { wall: number; cpu: number }[] = [];
     const noop: { wall: number; cpu: number }[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       nested.push(await run(CALLS));
       empty.push(await run(0));
       fetched.push(await bare());
+      requested.push(await bareRequest());
       noop.push(await run(CALLS, 'noop'));
     }
     for (const kind of ['wall', 'cpu'] as const) {
       const perNested = ((median(nested.map((t) => t[kind])) - median(empty.map((t) => t[kind]))) / CALLS) * 1000;
       const perFetch = (median(fetched.map((t) => t[kind])) / CALLS) * 1000;
+      const perRequest = (median(requested.map((t) => t[kind])) / CALLS) * 1000;
       console.log(
         `loopback operation, seq${CALLS}, ${kind} (median of ${ROUNDS}): nested call ${fmt(perNested)} µs, bare fetch ${fmt(perFetch)} µs;` +
           ` overhead ${fmt(perNested - perFetch)} µs per call (target ≤ 300 µs);` +
+          ` bare undici request ${fmt(perRequest)} µs, overhead over it ${fmt(perNested - perRequest)} µs;` +
           ` a nested call to a no-op tool ${fmt(((median(noop.map((t) => t[kind])) - median(empty.map((t) => t[kind]))) / CALLS) * 1000)} µs`,
       );
     }

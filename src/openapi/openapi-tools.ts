@@ -16,7 +16,7 @@ import type { ToolDefinition } from '../tool.ts';
 import { staticToolSource, type ToolSource } from '../tool-source.ts';
 import { OPENAPI_DEFAULTS, SOURCE_NAME, type OpenApiSourceConfig } from './config.ts';
 import { planOperations, type OperationPlan } from './operations.ts';
-import { callOperation, type RequestSettings, type TextResponse } from './request.ts';
+import { callOperation, httpClient, type RequestSettings, type TextResponse } from './request.ts';
 import { toolSourceChannel, traceWithin, type ToolSourceMessage } from '../tracing.ts';
 import { inlineSchema, isRecord, toSubset, type InlineCache, type Inlined } from './schemas.ts';
 
@@ -63,6 +63,7 @@ export async function openApiTools(options: OpenApiToolsOptions): Promise<ToolDe
     headers: expandHeaders(options.headers ?? {}, options.env ?? process.env),
     maxResponseBytes: options.maxResponseBytes ?? OPENAPI_DEFAULTS.maxResponseBytes,
     retries: options.retries ?? OPENAPI_DEFAULTS.retries,
+    client: await httpClient(),
   };
   const include = options.include === undefined ? undefined : matcher(options.include);
   const exclude = options.exclude === undefined ? undefined : matcher(options.exclude);

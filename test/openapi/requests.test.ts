@@ -1,6 +1,10 @@
 // The request path of OpenAPI tools against a loopback server that answers what each test asks for.
+import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiTools } from '../../src/openapi/index.ts';
 import { createToolRegistry } from '../../src/registry.ts';
@@ -171,5 +175,62 @@ describe('OpenAPI requests', () => {
     const { host: _host, ...hostless } = swagger2;
     await expect(openApiTools({ name: 'shop', spec: hostless })).rejects.toThrow('the spec names no server URL: set baseUrl');
     await expect(openApiTools({ name: 'a__b', spec: swagger2 })).rejects.toThrow(/must be letters, digits/);
+  });
+
+  it('asks for compressed bodies and reads them decompressed, a failure\'s excerpt too', async () => {
+    const registry = await registryOf();
+    const encodings: (string | undefined)[] = [];
+    handler = (request, response) => {
+      encodings.push(request.headers['accept-encoding']);
+      const failed = request.url === '/api/orders/gone';
+      response.writeHead(failed ? 410 : 200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(JSON.stringify(failed ? { error: 'order gone' } : { item: 'tea' })));
+    };
+    const found = await registry.dispatch({ name: 'shop__getOrder', arguments: { id: 'here' } });
+    expect(found.isError ? found.error : found.value).toEqual({ item: 'tea' });
+    const gone = await registry.dispatch({ name: 'shop__getOrder', arguments: { id: 'gone' } });
+    expect(gone.isError && gone.error.message).toBe('GET /orders/gone answered 410 Gone: {"error":"order gone"}');
+    expect(encodings.every((encoding) => encoding?.includes('gzip'))).toBe(true);
+  });
+
+  it("a HEAD is not judged by the Content-Length of the body a GET would get", async () => {
+    const spec = { openapi: '3.0.3', info: { title: 'Files', version: '1' }, paths: { '/files/{name}': { head: { operationId: 'statFile', parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } } } } };
+    const registry = createToolRegistry();
+    for (const definition of await openApiTools({ name: 'files', spec, baseUrl, maxResponseBytes: 1_000 })) registry.register(definition);
+    handler = (_request, response) => response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '5000' }).end();
+    const result = await registry.dispatch({ name: 'files__statFile', arguments: { name: 'big.bin' } });
+    expect(result.isError ? result.error : result.value).toBeNull();
+  });
+
+  it("leaves the host's own fetch on its dispatcher, and holds no process open", async () => {
+    // In a process of its own: undici must not be loaded before the probe looks.
+    const probe = fileURLToPath(new URL('./host-fetch.probe.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [probe], { timeout: 20_000 });
+    expect(JSON.parse(stdout)).toEqual({ before: { ok: true }, called: { ok: true }, after: { ok: true }, sameDispatcher: true });
+  });
+
+  it('takes the proxy Node\'s fetch takes from HTTP_PROXY under NODE_USE_ENV_PROXY', async () => {
+    // A proxy that answers itself, asked for a URL or through a tunnel (Node's fetch asks for one even to an http host).
+    const seen: string[] = [];
+    const proxy = createServer((request, response) => {
+      seen.push(new URL(request.url!, 'http://tunnelled.invalid').href);
+      json(response, 200, { proxied: true });
+    });
+    proxy.on('connect', (_request: IncomingMessage, socket: Socket) => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      proxy.emit('connection', socket);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const probe = fileURLToPath(new URL('./host-fetch.probe.ts', import.meta.url));
+      const { http_proxy: _lower, no_proxy: _none, NO_PROXY: _NONE, ...inherited } = process.env;
+      // A host only the proxy answers: Node's fetch does not proxy loopback addresses.
+      const env = { ...inherited, PROBE_BASE_URL: 'http://api.invalid', NODE_USE_ENV_PROXY: '1', HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+      const { stdout } = await promisify(execFile)(process.execPath, [probe], { timeout: 20_000, env });
+      expect(JSON.parse(stdout)).toMatchObject({ before: { proxied: true }, called: { proxied: true }, after: { proxied: true } });
+      expect(seen.map((url) => new URL(url).pathname)).toEqual(['/before', '/ping', '/after']);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });

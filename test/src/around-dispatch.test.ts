@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createToolRegistry } from '../../src/registry.ts';
 import type { ToolExecutionResult, WrapperExec } from '../../src/tool.ts';
@@ -247,6 +248,21 @@ describe('around-dispatch', () => {
     const result = await registry.dispatch({ name: 'slow', arguments: {} });
     expect(codeOf(result)).toBe('TOOL_TIMEOUT');
     expect(textOf(result)).toMatch(/20 ms/);
+    expect(sawAbort()).toBe(true);
+  });
+
+  it("under timeoutMs, the caller's abort still reaches the body as ABORTED, and no call leaves a listener on the caller's signal", async () => {
+    const registry = createToolRegistry();
+    const { tool, started, sawAbort } = waitsForAbort('bounded');
+    registry.register({ ...tool, timeoutMs: 60_000 });
+    registry.register({ ...bodyTool('quick', async () => null), timeoutMs: 60_000 });
+    const caller = new AbortController();
+    for (let i = 0; i < 3; i++) expect((await registry.dispatch({ name: 'quick', arguments: {}, signal: caller.signal })).isError).toBe(false);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    const pending = registry.dispatch({ name: 'bounded', arguments: {}, signal: caller.signal });
+    await started;
+    caller.abort();
+    expect(codeOf(await pending)).toBe('ABORTED');
     expect(sawAbort()).toBe(true);
   });
 
