@@ -93,7 +93,7 @@ describe('clients that do not read', () => {
       (async () => {
         for (let i = 0; i < followers; i++) await stalledClient(r.url, request);
         // The server drops each follower that took nothing for writeStallMs.
-        await new Promise((res) => setTimeout(res, 8000));
+        await expect.poll(() => connections(r), { timeout: 60_000, interval: 50 }).toBe(0);
       })(),
     );
     // Unbounded, each follower's stream held most of the log, so growth scaled with the followers.
