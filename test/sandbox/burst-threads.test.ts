@@ -117,7 +117,8 @@ describe('burst threads of the in-process runtime', () => {
   });
 
   // In a process of its own: the fault it guards against (a thread torn down under live isolates) aborts the whole process.
-  it('closed in every state, or losing a thread mid-run, settle every run and leave the process whole', async () => {
+  // The test waits as long as its probe may take: a probe that hangs fails with its own output, past its time.
+  it('closed in every state, or losing a thread mid-run, settle every run and leave the process whole', { timeout: 130_000 }, async () => {
     const { ended, routed: routedRuns } = (await runProbe('burst-close.probe.ts', 120_000)) as { ended: Record<string, number>; routed: number };
     expect(Object.values(ended).reduce((sum, n) => sum + n, 0)).toBe(12 * 16);
     expect(Object.keys(ended).every((kind) => ['ok', 'busy', 'abort', 'crashed'].includes(kind))).toBe(true);
@@ -126,7 +127,7 @@ describe('burst threads of the in-process runtime', () => {
   });
 
   // In a process of its own: what is asserted is that the process ends without close().
-  it('left idle and never closed, do not keep the process alive', async () => {
+  it('left idle and never closed, do not keep the process alive', { timeout: 70_000 }, async () => {
     expect(await runProbe('idle-threads.probe.ts', 60_000)).toEqual({ ok: 24, routed: 8 });
   });
 });
