@@ -69,7 +69,6 @@ export interface InProcessRuntimeOptions extends AdmissionOptions, IsolateReuseO
   prepareOffThread?: boolean;
 }
 
-
 /** The program `ready()` runs once, outside admission; see warmUp. */
 const WARM_UP_PROGRAM = 'return 1;';
 const WARM_UP_LIMITS = { timeoutMs: 5_000, maxLogBytes: 1024, maxResultBytes: 1024, maxArgBytes: 1024 };
