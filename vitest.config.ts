@@ -8,7 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'ptc-executor-test-compile-cache');
 
 const BROWSER_FILES = 'test/playground/**/*.test.ts';
-const NODE_WORKERS = Math.max(3, availableParallelism());
+const NODE_WORKERS = Math.max(2, availableParallelism() - 1);
 
 const shared = {
   // isolated-vm needs this flag on Node >= 20; every worker gets it.
@@ -33,9 +33,8 @@ export default defineConfig({
     // The process runtime's own tests (test/sandbox/process-*) make their runtimes themselves.
     //
     // Most files wait on child processes, servers and PostgreSQL rather than compute, so the Node
-    // files run on a worker per core, and on at least three: on two cores, two workers left one
-    // idle much of the time. The browser files (test/playground) run after them, alone: beside
-    // another file, Chromium's TypeScript worker could not answer within the page's waits.
+    // files run on at least two workers. The browser files (test/playground) run after them, alone:
+    // beside another file, Chromium's TypeScript worker could not answer within the page's waits.
     projects: [
       { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, BROWSER_FILES], maxWorkers: NODE_WORKERS } },
       { test: { ...shared, name: 'browser', include: [BROWSER_FILES], maxWorkers: 1, sequence: { groupOrder: 1 } } },
