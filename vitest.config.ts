@@ -26,6 +26,7 @@ const shared = {
 export default defineConfig({
   test: {
     ...shared,
+    globalSetup: ['test/temp-root.ts'],
     // CI also writes a machine-readable summary; .ci/run prints its closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
     // One conformance suite, every runtime: test/code-mode and test/sandbox run a
