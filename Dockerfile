@@ -67,4 +67,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PTC_PORT || 7700) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM drains in-flight runs (shutdownGraceMs, default 10 s): give docker stop more than that.
 STOPSIGNAL SIGTERM
-CMD ["node", "--no-node-snapshot", "--max-semi-space-size=16", "services/cli.ts", "serve"]
+CMD ["node", "--no-node-snapshot", "--no-wasm-code-gc", "--max-semi-space-size=16", "services/cli.ts", "serve"]

@@ -11,8 +11,8 @@ const BROWSER_FILES = 'test/playground/**/*.test.ts';
 const NODE_WORKERS = Math.max(2, availableParallelism() - 1);
 
 const shared = {
-  // isolated-vm needs this flag on Node >= 20; every worker gets it.
-  execArgv: ['--no-node-snapshot'],
+  // Every worker makes isolates: it gets the flags such a process needs (sandbox/host-flags.ts).
+  execArgv: ['--no-node-snapshot', '--no-wasm-code-gc'],
   pool: 'forks' as const,
   // Each worker process runs its files one after another, not each in a fresh process: that cost
   // ~0.5 s of start-up and import per file, a third of the suite on this machine. Tests are

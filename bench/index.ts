@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { GUEST_FREEZE_FLAGS, hasOwnOptimizationFilter } from '../sandbox/guest-tiering.ts';
+import { ISOLATE_HOST_FLAGS } from '../sandbox/host-flags.ts';
 import { section as capacity } from './capacity.bench.ts';
 import { section as codeMode } from './code-mode.bench.ts';
 import { section as dispatch } from './dispatch.bench.ts';
@@ -55,8 +56,9 @@ function sectionFlags(argv: readonly string[]): string[] {
 
 /** Runs `section` here, or in a fresh process with its flags when this one lacks them or runs them all. */
 async function runSection(section: BenchSection, here: boolean): Promise<void> {
-  // Every section runs with the optimization filters `ptc` opts into (sandbox/guest-tiering.ts).
-  const wanted = [...(section.nodeFlags ?? []), ...(hasOwnOptimizationFilter(process.execArgv) ? [] : GUEST_FREEZE_FLAGS)];
+  // Every section runs with the flags `ptc` starts with: the host flags (sandbox/host-flags.ts) and
+  // the optimization filters it opts into (sandbox/guest-tiering.ts).
+  const wanted = [...ISOLATE_HOST_FLAGS, ...(section.nodeFlags ?? []), ...(hasOwnOptimizationFilter(process.execArgv) ? [] : GUEST_FREEZE_FLAGS)];
   const flags = [...process.execArgv, ...wanted.filter((flag) => !process.execArgv.includes(flag))];
   if (here && flags.length === process.execArgv.length) {
     console.log(`\n## ${section.name}: ${section.description}`);

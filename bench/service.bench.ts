@@ -99,7 +99,7 @@ export async function startServer(cwd: string, runtime: string, config: Record<s
   const server = await serveCli({
     cwd,
     args: ['--runtime', runtime],
-    nodeFlags: ['--no-node-snapshot', '--max-semi-space-size=16', ...extraFlags],
+    nodeFlags: ['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=16', ...extraFlags],
     stderr: 'inherit',
   });
   for (let i = 0; i < 200; i++) {

@@ -69,7 +69,7 @@ async function startReplica(index: number): Promise<ServedCli> {
   return serveCli({
     cwd: base,
     args: ['--config', config, '--data', dataDir, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
-    nodeFlags: ['--no-node-snapshot', '--max-semi-space-size=16'],
+    nodeFlags: ['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=16'],
   });
 }
 const replicas: ServedCli[] = [];

@@ -16,7 +16,7 @@ import type { ProcessRuntimeOptions } from '../sandbox/process/options.ts';
 import type { TypecheckPoolOptions } from '../typings/typecheck-pool.ts';
 import { createTypingsService } from '../typings/service.ts';
 import { lazyRuntime, type LazyRuntime } from './lazy-runtime.ts';
-import { assertSandboxSupported, warnWithoutNoNodeSnapshot } from './runtime-support.ts';
+import { assertSandboxSupported } from './runtime-support.ts';
 
 /** The sandbox pool's settings (heap size comes from `limits.memoryMiB`): the `process` runtime's, and the in-process runtime's burst threads. */
 export type ProcessPoolOptions = Omit<ProcessRuntimeOptions, 'warmPoolMemoryMiB'> & Pick<InProcessRuntimeOptions, 'burstThreads'>;
@@ -88,8 +88,8 @@ export function createCodeMode(options: CodeModeOptions): ComposedCodeMode {
   const owned = typeof choice === 'string';
   if (owned && options.warm !== false) {
     assertSandboxSupported();
-    // Process-runtime children get the flag from their parent; in-process isolates live in this process.
-    if (choice === 'in-process') warnWithoutNoNodeSnapshot();
+    // Process-runtime children get the flags from their parent; in-process isolates live in this process.
+    if (choice === 'in-process') void import('../sandbox/host-flags.ts').then((flags) => flags.warnMissingHostFlags());
   }
   const lazy = owned ? createRuntime(choice, options) : undefined;
   const runtime = lazy ?? (choice as SandboxRuntime);

@@ -59,19 +59,3 @@ export function assertSandboxSupported(probe: RuntimeProbe = hostProbe): void {
     );
   }
 }
-
-let warnedNoSnapshot = false;
-
-/**
- * isolated-vm's maintainers ask for `--no-node-snapshot` on Node 20 and later (isolates built
- * from different snapshots in one process crashed on some platforms). The suites here pass
- * without it on Linux, so a host that lacks it is warned once rather than refused.
- */
-export function warnWithoutNoNodeSnapshot(execArgv: readonly string[] = process.execArgv): boolean {
-  if (warnedNoSnapshot || execArgv.includes('--no-node-snapshot')) return false;
-  warnedNoSnapshot = true;
-  process.emitWarning('this process runs isolated-vm isolates without --no-node-snapshot, which isolated-vm asks for: start it with node --no-node-snapshot', {
-    code: 'PTC_NO_NODE_SNAPSHOT',
-  });
-  return true;
-}

@@ -4,7 +4,8 @@
  * (`node services/cli.ts`, or the installed bin) the CLI replaces itself with
  * the same command plus the flags before loading anything that touches the
  * sandbox:
- * - `--no-node-snapshot`: isolated-vm needs it;
+ * - `--no-node-snapshot` and `--no-wasm-code-gc`: a process that makes isolates
+ *   needs them (sandbox/host-flags.ts);
  * - `--max-semi-space-size=16`: under a steady stream of runs V8 grows the
  *   young generation, which stays resident for good; small semi-spaces keep
  *   the server's RSS flat at no measurable cost (docs/service.md).
@@ -15,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { unsupportedNode } from '../compose/runtime-support.ts';
 import { GUEST_FREEZE_FLAGS, hasOwnOptimizationFilter } from '../sandbox/guest-tiering.ts';
+import { missingHostFlags } from '../sandbox/host-flags.ts';
 
 // Before anything else loads: on an older Node the sandbox's native addon would fail later, and less clearly.
 const tooOld = unsupportedNode();
@@ -24,7 +26,7 @@ if (tooOld !== undefined) {
 }
 
 const missing = [
-  ...(process.execArgv.includes('--no-node-snapshot') ? [] : ['--no-node-snapshot']),
+  ...missingHostFlags(),
   ...(process.execArgv.some((flag) => flag.startsWith('--max-semi-space-size')) ? [] : ['--max-semi-space-size=16']),
   ...(hasOwnOptimizationFilter(process.execArgv) ? [] : GUEST_FREEZE_FLAGS),
 ];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
+import { ISOLATE_HOST_FLAGS } from '../sandbox/host-flags.ts';
 
 // Drift test: the README's library example runs as written and prints what its comment says.
 it('the README library example runs and prints the value its comment promises', async () => {
@@ -16,7 +17,7 @@ it('the README library example runs and prints the value its comment promises', 
   try {
     const file = join(dir, 'example.mts');
     await writeFile(file, example!.replace("from 'ptc-executor'", `from '${entry}'`));
-    const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', file], { timeout: 20_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, [...ISOLATE_HOST_FLAGS, file], { timeout: 20_000 });
     const promised = /console\.log\(.*\); \/\/ (.*)\n/.exec(example!)?.[1];
     expect(stdout.trim()).toBe(promised);
   } finally {

@@ -8,6 +8,7 @@
 import { fork } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { GUEST_FREEZE_FLAGS, hasOwnOptimizationFilter } from '../guest-tiering.ts';
+import { ISOLATE_HOST_FLAGS } from '../host-flags.ts';
 import { childEntry } from './options.ts';
 
 export type TransportKind = 'process' | 'thread';
@@ -46,7 +47,7 @@ function startProcess(execArgv: readonly string[], events: TransportEvents): Chi
   const child = fork(childEntry, [], {
     execPath: process.execPath,
     // The child is this library's own process: it may set process-wide V8 flags (guest-tiering.ts).
-    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...(hasOwnOptimizationFilter(execArgv) ? [] : GUEST_FREEZE_FLAGS), ...execArgv],
+    execArgv: [...ISOLATE_HOST_FLAGS, '--disable-warning=ExperimentalWarning', ...(hasOwnOptimizationFilter(execArgv) ? [] : GUEST_FREEZE_FLAGS), ...execArgv],
     serialization: 'json',
     // The child's output is diagnostics only (V8's OOM reports go to its
     // stdout): keep it off this process's stdout, which may carry data.
@@ -95,7 +96,7 @@ function startProcess(execArgv: readonly string[], events: TransportEvents): Chi
 }
 
 function startThread(events: TransportEvents): ChildTransport {
-  // The thread inherits this process's flags (--no-node-snapshot among them). It sends its own
+  // The thread inherits this process's flags (the host flags among them). It sends its own
   // stdout to stderr (child-main.ts): not piped from here, since a flowing worker stdout holds
   // this process's event loop open even when the thread is unref'd.
   const worker = new Worker(childEntry);

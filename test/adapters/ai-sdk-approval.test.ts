@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCodeMode, createMemoryEventSink, createToolRegistry, type ComposedCodeMode } from '../../entries/index.ts';
 import { createCodeModeTools, fromAiSdkTools, settleDeniedRuns } from '../../entries/ai-sdk.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 const usage = {
@@ -39,7 +40,7 @@ describe('durable runs with the AI SDK', () => {
     try {
       const file = join(dir, 'example.mts');
       await writeFile(file, source);
-      const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', file], { timeout: 60_000 });
+      const { stdout } = await promisify(execFile)(process.execPath, [...ISOLATE_HOST_FLAGS, file], { timeout: 60_000 });
       const promised = [...example!.matchAll(/console\.log\(.*\); \/\/ (.*)\n/g)].map((match) => match[1]);
       expect(promised).toHaveLength(2);
       expect(stdout.trim().split('\n')).toEqual(promised);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSandboxSupported, UnsupportedRuntimeError } from '../../compose/runtime-support.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 // Loaded before anything else in a child: that process reports itself as Node 20.
@@ -90,7 +91,7 @@ try {
     expect(refused.message).toMatch(/^ptc-executor needs Node\.js 24 or newer, and this is Node\.js 20\.20\.2: install Node\.js 24/);
   });
 
-  it('createCodeMode warns once, naming the flag, in a process without --no-node-snapshot; never with it', async () => {
+  it('createCodeMode warns once for each host flag the process lacks, naming it; never with them', async () => {
     const probe = join(dir, 'warn.mts');
     await writeFile(
       probe,
@@ -104,9 +105,13 @@ console.log('created twice');`,
     const without = await node([probe]);
     expect(without.stdout).toBe('created twice\n');
     expect(without.stderr.match(/\[PTC_NO_NODE_SNAPSHOT\].*start it with node --no-node-snapshot/g)).toHaveLength(1);
-    const withFlag = await node(['--no-node-snapshot', probe]);
-    expect(withFlag.stdout).toBe('created twice\n');
-    expect(withFlag.stderr).not.toContain('PTC_NO_NODE_SNAPSHOT');
+    expect(without.stderr.match(/\[PTC_WASM_CODE_GC\].*can deadlock the process.*start it with node --no-wasm-code-gc/g)).toHaveLength(1);
+    const one = await node(['--no-node-snapshot', probe]);
+    expect(one.stderr).not.toContain('PTC_NO_NODE_SNAPSHOT');
+    expect(one.stderr).toContain('PTC_WASM_CODE_GC');
+    const withFlags = await node([...ISOLATE_HOST_FLAGS, probe]);
+    expect(withFlags.stdout).toBe('created twice\n');
+    expect(withFlags.stderr).not.toContain('PTC_');
   });
 
   it('ptc on an older Node exits 1 with that one line on stderr, before running anything', async () => {

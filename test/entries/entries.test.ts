@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 // The package's entry points: package.json `exports` and entries/ agree, and
 // each entry, imported in a fresh process, loads only what it is for.
@@ -17,7 +18,7 @@ const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
 };
 
 async function load(entry: string, ...extra: string[]): Promise<unknown> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', `${root}test/entries/load-probe.ts`, `${root}entries/${entry}.ts`, ...extra], {
+  const { stdout } = await promisify(execFile)(process.execPath, [...ISOLATE_HOST_FLAGS, `${root}test/entries/load-probe.ts`, `${root}entries/${entry}.ts`, ...extra], {
     timeout: 60_000,
   });
   return JSON.parse(stdout) as unknown;

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const NODE = path.join(root, 'node_modules/.bin/node');
@@ -18,7 +19,7 @@ const CLI = path.join(root, 'services/cli.ts');
  * the CLI starts in one Node process instead of two; test/services/cli.test.ts starts it without
  * them, to see it add them.
  */
-export const CLI_NODE_FLAGS: readonly string[] = ['--no-node-snapshot', '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS];
+export const CLI_NODE_FLAGS: readonly string[] = [...ISOLATE_HOST_FLAGS, '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS];
 
 /** How much of each output stream is kept: the server logs to stdout for as long as it runs (a soak: minutes). */
 const KEPT_CHARS = 64 * 1024;

@@ -7,6 +7,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 import { ConfigError, DEFAULTS, ENV, loadConfig, PLACEHOLDER_TOKENS } from '../../services/config.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -85,6 +86,13 @@ describe('deploy/kubernetes', async () => {
     }
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+  });
+
+  it('starts Node with every host flag, so the CLI runs without re-executing itself', async () => {
+    const dockerfile = await readFile(path.join(root, 'Dockerfile'), 'utf8');
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+    expect(cmd.slice(0, 1)).toEqual(['node']);
+    expect(cmd).toEqual(expect.arrayContaining([...ISOLATE_HOST_FLAGS]));
   });
 
   it('runs as the image’s non-root user on a read-only root, with /tmp writable', async () => {

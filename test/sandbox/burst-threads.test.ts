@@ -13,6 +13,7 @@ import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
 import { createInProcessRuntime, type InProcessRuntimeOptions } from '../../sandbox/in-process-runtime.ts';
 import { SandboxChild } from '../../sandbox/process/sandbox-child.ts';
 import { createFakeHost, failureOf, resultOf, type FakeHost } from './harness.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 const routed = vi.spyOn(SandboxChild.prototype, 'run');
 afterEach(() => routed.mockClear());
@@ -33,7 +34,7 @@ async function withThreads(options: InProcessRuntimeOptions, test: (runtime: San
 /** Runs `name` (a probe next to this file) in a process of its own; what it printed, parsed. */
 async function runProbe(name: string, timeoutMs: number): Promise<unknown> {
   const probe = fileURLToPath(new URL(`./${name}`, import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: timeoutMs });
+  const { stdout } = await promisify(execFile)(process.execPath, [...ISOLATE_HOST_FLAGS, probe], { timeout: timeoutMs });
   return JSON.parse(stdout.trim()) as unknown;
 }
 

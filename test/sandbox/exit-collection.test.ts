@@ -11,13 +11,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 const probe = fileURLToPath(new URL('./exit-after-close.probe.ts', import.meta.url));
 /** Marking always under way at exit, and advanced only by the main thread's allocation. */
 const FORCED_MARKING = ['--stress-incremental-marking', '--no-concurrent-marking', '--no-parallel-marking', '--no-incremental-marking-task'];
 
 function runProbe(): Promise<{ code: number | null; signal: string | null; stdout: string }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...FORCED_MARKING, probe], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...ISOLATE_HOST_FLAGS, ...FORCED_MARKING, probe], { stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, stdout: stdout.trim() })));

@@ -11,12 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { GUEST_FREEZE_FLAGS, GUEST_FREEZE_PREFIX } from '../../sandbox/guest-tiering.ts';
 import { processRuntime } from './process-helpers.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 const probe = fileURLToPath(new URL('./guest-tiering.probe.ts', import.meta.url));
 const freezeNamed = `${GUEST_FREEZE_PREFIX}Probe`;
 
 function runProbe(flags: string[], args: string[] = []): Promise<Record<string, boolean>> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', '--allow-natives-syntax', ...flags, probe, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...ISOLATE_HOST_FLAGS, '--allow-natives-syntax', ...flags, probe, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   return new Promise((resolve, reject) =>

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
 import { isGone, parkedRun, processRuntime, request } from './process-helpers.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 describe('process runtime: shutdown', () => {
   it('close() fails in-flight runs, kills every child and refuses later runs', async () => {
@@ -37,7 +38,7 @@ describe('process runtime: shutdown', () => {
   it('children exit on their own when their parent is killed', async () => {
     const parent = spawn(
       process.execPath,
-      ['--no-node-snapshot', new URL('./process-orphan-parent.ts', import.meta.url).pathname],
+      [...ISOLATE_HOST_FLAGS, new URL('./process-orphan-parent.ts', import.meta.url).pathname],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const [line] = (await once(createInterface({ input: parent.stdout }), 'line')) as [string];
@@ -54,7 +55,7 @@ describe('process runtime: shutdown', () => {
     // Seen as `ptc run` exiting 13 ("unsettled top-level await") on a loaded machine: the idle
     // child was unreferenced, so once the grace timer fired nothing waited for its exit.
     const probe = new URL('./close-unheld.probe.ts', import.meta.url).pathname;
-    const child = spawn(process.execPath, ['--no-node-snapshot', probe], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...ISOLATE_HOST_FLAGS, probe], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOptions, type ProcessRuntimeOptions } from '../../sandbox/process/options.ts';
 import { createChildPoolRuntime, type ProcessRuntime } from '../../sandbox/process/process-runtime.ts';
 import { gatedTool, request } from './process-helpers.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 
 let runtime: ProcessRuntime | undefined;
 afterEach(async () => {
@@ -56,7 +57,7 @@ describe('sandbox children on threads', () => {
   // In a process of its own: what is asserted is that process's stdout.
   it('send what they print to stderr, never to this process’s stdout', async () => {
     const probe = fileURLToPath(new URL('./thread-stdout.probe.ts', import.meta.url));
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', probe], { timeout: 60_000 });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...ISOLATE_HOST_FLAGS, probe], { timeout: 60_000 });
     expect(stdout).toBe('');
     expect(stderr).toContain('noisy fixture: a line on the child’s stdout');
     expect(stderr).toMatch(/^outcome \{"ok":true,"resultJson":"2",.*"logs":\[\]\}$/m);

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
+import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 import { runCli, serveCli, type FinishedCli } from '../helpers/serve-cli.ts';
 import { post, readSse, tempDir } from './helpers.ts';
 
@@ -64,7 +65,7 @@ describe('ptc CLI', () => {
     const server = await serveCli({ cwd, nodeFlags: ['--no-node-snapshot'], args: ['--runtime', 'in-process', '--log-level', 'warn'] });
     // The CLI re-executed itself in place (same pid) to add the flags it was started without (it owns its process).
     const flags = (await readFile(`/proc/${server.child.pid}/cmdline`, 'utf8')).split('\0');
-    expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS]));
+    expect(flags).toEqual(expect.arrayContaining([...ISOLATE_HOST_FLAGS, '--max-semi-space-size=16', ...GUEST_FREEZE_FLAGS]));
     const response = await post(
       `${server.url}/v1/run`,
       { code: `console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 500));\nreturn 'finished';`, sessionId: 'term', callId: 'term-1' },
