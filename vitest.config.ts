@@ -8,7 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'ptc-executor-test-compile-cache');
 
 const BROWSER_FILES = 'test/playground/**/*.test.ts';
-const NODE_WORKERS = Math.max(2, availableParallelism() - 1);
+const NODE_WORKERS = availableParallelism() + 1;
 
 const shared = {
   // Every worker makes isolates: it gets the flags such a process needs (sandbox/host-flags.ts).
@@ -34,7 +34,7 @@ export default defineConfig({
     // The process runtime's own tests (test/sandbox/process-*) make their runtimes themselves.
     //
     // Most files wait on child processes, servers and PostgreSQL rather than compute, so the Node
-    // files run on at least two workers. The browser files (test/playground) run after them, alone:
+    // files run on one worker more than there are cores. The browser files (test/playground) run after them, alone:
     // beside another file, Chromium's TypeScript worker could not answer within the page's waits.
     projects: [
       { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, BROWSER_FILES], maxWorkers: NODE_WORKERS } },
