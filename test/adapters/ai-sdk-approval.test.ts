@@ -4,7 +4,8 @@
  * tool's `needsApproval` gates its calls inside programs.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -35,9 +36,11 @@ describe('durable runs with the AI SDK', () => {
     expect(example).toBeDefined();
     const entry = (name: string) => pathToFileURL(join(root, 'entries', name)).href;
     const source = example!.replace("from 'ptc-executor/ai-sdk'", `from '${entry('ai-sdk.ts')}'`).replace("from 'ptc-executor'", `from '${entry('index.ts')}'`);
-    // Inside the worktree, so `ai` and `zod` resolve from its node_modules.
-    const dir = await mkdtemp(join(root, '.doc-example-'));
+    // In a project of its own whose node_modules is this repository's, so `ai` and `zod` resolve;
+    // not inside the repository, which the packed-package test copies meanwhile.
+    const dir = await mkdtemp(join(tmpdir(), 'ptc-doc-example-'));
     try {
+      await symlink(join(root, 'node_modules'), join(dir, 'node_modules'));
       const file = join(dir, 'example.mts');
       await writeFile(file, source);
       const { stdout } = await promisify(execFile)(process.execPath, [...ISOLATE_HOST_FLAGS, file], { timeout: 60_000 });
