@@ -26,7 +26,7 @@ const shared = {
 export default defineConfig({
   test: {
     ...shared,
-    globalSetup: ['test/temp-root.ts'],
+    globalSetup: ['test/temp-root.ts', 'test/warm-compile-cache.ts'],
     // CI also writes a machine-readable summary; .ci/run prints its closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
     // One conformance suite, every runtime: test/code-mode and test/sandbox run a
