@@ -1,6 +1,7 @@
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { ISOLATE_HOST_FLAGS } from './sandbox/host-flags.ts';
 
 // The suite starts many Node processes (sandbox children, the CLI, MCP servers, probes) that
 // each compile the same TypeScript and dependencies; with Node's compile cache, set before the
@@ -12,7 +13,7 @@ const NODE_WORKERS = availableParallelism() + 1;
 
 const shared = {
   // Every worker makes isolates: it gets the flags such a process needs (sandbox/host-flags.ts).
-  execArgv: ['--no-node-snapshot', '--no-wasm-code-gc'],
+  execArgv: [...ISOLATE_HOST_FLAGS],
   pool: 'forks' as const,
   // Each worker process runs its files one after another, not each in a fresh process: that cost
   // ~0.5 s of start-up and import per file, a third of the suite on this machine. Tests are

@@ -18,6 +18,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { ISOLATE_HOST_FLAGS } from '../sandbox/host-flags.ts';
 import { serveCli } from '../test/helpers/serve-cli.ts';
 import { flag, type BenchSection } from './section.ts';
 
@@ -99,7 +100,7 @@ export async function startServer(cwd: string, runtime: string, config: Record<s
   const server = await serveCli({
     cwd,
     args: ['--runtime', runtime],
-    nodeFlags: ['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=16', ...extraFlags],
+    nodeFlags: [...ISOLATE_HOST_FLAGS, '--max-semi-space-size=16', ...extraFlags],
     stderr: 'inherit',
   });
   for (let i = 0; i < 200; i++) {

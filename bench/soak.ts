@@ -21,6 +21,7 @@
  * no gap and no duplicate.
  */
 import pg from 'pg';
+import { ISOLATE_HOST_FLAGS } from '../sandbox/host-flags.ts';
 import { serveCli, type ServedCli } from '../test/helpers/serve-cli.ts';
 import { startTestDatabase } from '../test/postgres/embedded.ts';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -69,7 +70,7 @@ async function startReplica(index: number): Promise<ServedCli> {
   return serveCli({
     cwd: base,
     args: ['--config', config, '--data', dataDir, '--workspace', workspace, '--runtime', options.runtime, '--mode', 'both', '--log-level', 'warn'],
-    nodeFlags: ['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=16'],
+    nodeFlags: [...ISOLATE_HOST_FLAGS, '--max-semi-space-size=16'],
   });
 }
 const replicas: ServedCli[] = [];

@@ -6,18 +6,18 @@
  * with them; a host that embeds the in-process runtime passes them itself, and Code Mode warns
  * once for each one it lacks ({@link warnMissingHostFlags}).
  */
-export const ISOLATE_HOST_FLAGS: readonly string[] = ['--no-node-snapshot', '--no-wasm-code-gc'];
+const HOST_FLAGS: readonly { flag: string; code: string; why: string }[] = [
+  { flag: '--no-node-snapshot', code: 'PTC_NO_NODE_SNAPSHOT', why: 'which isolated-vm asks for' },
+  { flag: '--no-wasm-code-gc', code: 'PTC_WASM_CODE_GC', why: "so V8's collection of dead WebAssembly code can deadlock the process with an isolate being disposed" },
+];
+
+export const ISOLATE_HOST_FLAGS: readonly string[] = HOST_FLAGS.map(({ flag }) => flag);
 
 /** The flags of {@link ISOLATE_HOST_FLAGS} that `execArgv` lacks. */
 export function missingHostFlags(execArgv: readonly string[] = process.execArgv): string[] {
   return ISOLATE_HOST_FLAGS.filter((flag) => !execArgv.includes(flag));
 }
 
-/** Why each host flag matters, as the warning for its absence says it. */
-const WARNINGS: Record<string, { code: string; why: string }> = {
-  '--no-node-snapshot': { code: 'PTC_NO_NODE_SNAPSHOT', why: 'which isolated-vm asks for' },
-  '--no-wasm-code-gc': { code: 'PTC_WASM_CODE_GC', why: "so V8's collection of dead WebAssembly code can deadlock the process with an isolate being disposed" },
-};
 const warned = new Set<string>();
 
 /**
@@ -26,11 +26,10 @@ const warned = new Set<string>();
  * the flags it warned about now.
  */
 export function warnMissingHostFlags(execArgv: readonly string[] = process.execArgv): string[] {
-  const now = missingHostFlags(execArgv).filter((flag) => !warned.has(flag));
-  for (const flag of now) {
+  const now = HOST_FLAGS.filter(({ flag }) => !execArgv.includes(flag) && !warned.has(flag));
+  for (const { flag, code, why } of now) {
     warned.add(flag);
-    const { code, why } = WARNINGS[flag];
     process.emitWarning(`this process runs isolated-vm isolates without ${flag}, ${why}: start it with node ${flag}`, { code });
   }
-  return now;
+  return now.map(({ flag }) => flag);
 }
