@@ -8,8 +8,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { GUEST_FREEZE_FLAGS } from '../sandbox/guest-tiering.ts';
 import { ISOLATE_HOST_FLAGS } from '../sandbox/host-flags.ts';
+import { childExecArgv } from '../sandbox/process/transport.ts';
 import { CLI_NODE_FLAGS } from './helpers/serve-cli.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -18,7 +18,7 @@ const SETS: { flags: readonly string[]; modules: string[] }[] = [
   // `ptc serve`, `ptc run`, `ptc mcp` as the tests start them.
   { flags: CLI_NODE_FLAGS, modules: ['services/cli-main.ts', 'sandbox/in-process-runtime.ts', 'sandbox/process/process-runtime.ts', 'typings/typecheck-pool.ts'] },
   // The process runtime's children (sandbox/process/transport.ts).
-  { flags: [...ISOLATE_HOST_FLAGS, ...GUEST_FREEZE_FLAGS], modules: ['sandbox/process/protocol.ts', 'sandbox/leave-process.ts', 'sandbox/in-process-runtime.ts'] },
+  { flags: childExecArgv([]), modules: ['sandbox/process/protocol.ts', 'sandbox/leave-process.ts', 'sandbox/in-process-runtime.ts'] },
   // Probes and examples started with the host flags alone.
   { flags: ISOLATE_HOST_FLAGS, modules: ['entries/index.ts', 'entries/service.ts', 'entries/mcp.ts', 'entries/ai-sdk.ts', 'entries/openapi.ts', 'sandbox/in-process-runtime.ts'] },
 ];
@@ -30,7 +30,7 @@ export default async function setup(): Promise<void> {
       const imports = modules.map((file) => `await import(${JSON.stringify(`${root}${file}`)});`).join('');
       const source = `${imports} (await import('node:module')).flushCompileCache(); process.exit(0);`;
       // A failure here only leaves the cache cold: the tests say what is wrong, not this.
-      return promisify(execFile)(process.execPath, [...flags, '--disable-warning=ExperimentalWarning', '--input-type=module', '-e', source], { cwd: root, timeout: 120_000 }).catch(() => undefined);
+      return promisify(execFile)(process.execPath, [...flags, '--input-type=module', '-e', source], { cwd: root, timeout: 120_000 }).catch(() => undefined);
     }),
   );
 }

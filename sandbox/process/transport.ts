@@ -43,11 +43,19 @@ export function startChild(kind: TransportKind, execArgv: readonly string[], eve
   return kind === 'thread' ? startThread(events) : startProcess(execArgv, events);
 }
 
+/**
+ * The Node flags of a sandbox child process given `execArgv`: the host flags, and the guest's
+ * optimization filters unless `execArgv` has its own. The child is this library's own process, so
+ * it may set process-wide V8 flags (guest-tiering.ts).
+ */
+export function childExecArgv(execArgv: readonly string[]): string[] {
+  return [...ISOLATE_HOST_FLAGS, '--disable-warning=ExperimentalWarning', ...(hasOwnOptimizationFilter(execArgv) ? [] : GUEST_FREEZE_FLAGS), ...execArgv];
+}
+
 function startProcess(execArgv: readonly string[], events: TransportEvents): ChildTransport {
   const child = fork(childEntry, [], {
     execPath: process.execPath,
-    // The child is this library's own process: it may set process-wide V8 flags (guest-tiering.ts).
-    execArgv: [...ISOLATE_HOST_FLAGS, '--disable-warning=ExperimentalWarning', ...(hasOwnOptimizationFilter(execArgv) ? [] : GUEST_FREEZE_FLAGS), ...execArgv],
+    execArgv: childExecArgv(execArgv),
     serialization: 'json',
     // The child's output is diagnostics only (V8's OOM reports go to its
     // stdout): keep it off this process's stdout, which may carry data.

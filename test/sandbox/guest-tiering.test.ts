@@ -53,7 +53,7 @@ describe("the guest's freezes and V8's optimizing compilers", () => {
         await runtime.close();
       }
     };
-    expect(await flagsOfChild([])).toEqual(expect.arrayContaining([...GUEST_FREEZE_FLAGS]));
+    expect(await flagsOfChild([])).toEqual(expect.arrayContaining([...ISOLATE_HOST_FLAGS, ...GUEST_FREEZE_FLAGS]));
     const own = await flagsOfChild(['--turbo-filter=*']);
     expect(own).toContain('--turbo-filter=*');
     expect(own.filter((flag) => GUEST_FREEZE_FLAGS.includes(flag))).toEqual([]);
