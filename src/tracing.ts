@@ -74,7 +74,7 @@ export interface NestedCallMessage {
   /** Phase `call`, set before it ends: the call failed, and with which code. */
   isError?: boolean;
   errorCode?: string;
-  /** Phase `call`, set before it ends: UTF-8 bytes of the value JSON the program gets. */
+  /** Phase `call`, set before it ends once the sandbox delivered the value: UTF-8 bytes of the value JSON the program got. */
   bytesOut?: number;
   /** Honoured by the `execute`, `commit-hold` and `post-execute` phases. */
   within?: Within;
@@ -141,12 +141,49 @@ export function endPhase(message: NestedCallMessage): void {
   nestedCallChannel.asyncEnd.publish(message);
 }
 
-/** Notes on a `call` message how it ended, before the channel reports the end. */
-export function noteOutcome(message: NestedCallMessage, outcome: SandboxCallOutcome): void {
-  if (outcome.ok) {
-    message.bytesOut = Buffer.byteLength(JSON.stringify(outcome.value));
-    return;
-  }
-  message.isError = true;
-  message.errorCode = 'error' in outcome ? outcome.error.code : outcome.fatal.kind;
+/**
+ * Traces a nested call's `call` phase around `submit` (the caller checked `hasSubscribers`): it
+ * ends when the program has its answer. A failure ends it at once; a value once the sandbox
+ * delivers it (its `onDelivered` gives the bytes, already counted there, so the value is not
+ * stringified again for the tracer), or at {@link endUndelivered} should that never come.
+ * `undelivered` holds the run's calls still open.
+ */
+export function traceCall(message: NestedCallMessage, undelivered: Set<NestedCallMessage>, submit: () => Promise<SandboxCallOutcome>): Promise<SandboxCallOutcome> {
+  undelivered.add(message);
+  const submitted = nestedCallChannel.start.runStores(message, () => {
+    try {
+      return submit();
+    } finally {
+      nestedCallChannel.end.publish(message);
+    }
+  });
+  return submitted.then((outcome) => {
+    if (!outcome.ok) {
+      message.isError = true;
+      message.errorCode = 'error' in outcome ? outcome.error.code : outcome.fatal.kind;
+      endCall(message, undelivered);
+      return outcome;
+    }
+    const delivered = outcome.onDelivered;
+    return {
+      ok: true,
+      value: outcome.value,
+      onDelivered(bytes: number): void {
+        delivered?.(bytes);
+        message.bytesOut = bytes;
+        endCall(message, undelivered);
+      },
+    };
+  });
+}
+
+/** Ends the calls of `undelivered` whose value never reached the program (the run ended first). */
+export function endUndelivered(undelivered: Set<NestedCallMessage>): void {
+  for (const message of undelivered) endCall(message, undelivered);
+}
+
+function endCall(message: NestedCallMessage, undelivered: Set<NestedCallMessage>): void {
+  if (!undelivered.delete(message)) return;
+  nestedCallChannel.asyncStart.publish(message);
+  nestedCallChannel.asyncEnd.publish(message);
 }

@@ -19,7 +19,7 @@ import type { EventSink, NewToolEvent } from '../events.ts';
 import type { JsonValue } from '../json.ts';
 import type { SandboxCallOutcome } from '../sandbox-runtime.ts';
 import { orderCommits } from '../commit-order.ts';
-import { endPhase, nestedCallChannel, noteOutcome, startPhase, type NestedCallMessage } from '../tracing.ts';
+import { endPhase, endUndelivered, nestedCallChannel, startPhase, traceCall, type NestedCallMessage } from '../tracing.ts';
 import type { Agent, DispatchRequest, DispatchToken, HookContext, ToolExecutionResult, ToolRegistry } from '../tool.ts';
 import type { ApprovalDecision, PendingCall } from './journal-store.ts';
 import type { JournaledCall, RunJournalRecorder } from './journal.ts';
@@ -91,7 +91,6 @@ function leaveQueue(pending: Pending): void {
 /** Answers a call that never reaches dispatch (abandoned, or answered from the journal) and marks it settled. */
 function settleWith(pending: Pending, outcome: SandboxCallOutcome): void {
   leaveQueue(pending);
-  if (pending.trace !== undefined) noteOutcome(pending.trace, outcome);
   pending.resolve(outcome);
   markSettled(pending);
 }
@@ -136,6 +135,8 @@ export class RunScheduler {
   readonly #began = performance.now();
   /** The call being submitted: if it starts at once, it waited for nothing. */
   #submitting: Pending | undefined;
+  /** While a tracer listens: the `call` messages of calls the program has not had the answer of yet. */
+  readonly #undelivered = new Set<NestedCallMessage>();
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -182,7 +183,7 @@ export class RunScheduler {
     const submit = (): Promise<SandboxCallOutcome> => new Promise<SandboxCallOutcome>((resolve) => {
       this.#enqueue({ callId, name, args, safe, resolve, done: false, journaled, trace, submittedAt: performance.now(), startedAt: 0 });
     });
-    return trace === undefined ? submit() : nestedCallChannel.tracePromise(submit, trace);
+    return trace === undefined ? submit() : traceCall(trace, this.#undelivered, submit);
   };
 
   #enqueue(pending: Pending): void {
@@ -229,6 +230,8 @@ export class RunScheduler {
       await this.#idle.promise;
     }
     await Promise.allSettled(this.#appends);
+    // Every answer the sandbox was going to deliver has been (it encodes as each call resolves).
+    endUndelivered(this.#undelivered);
   }
 
   /** The tool name of the nested call `callId` when this run made it and it failed. */
@@ -383,7 +386,6 @@ export class RunScheduler {
           const stats = statsOf(pending, result.isError, this.#began);
           this.#stats.push(stats);
           const outcome = toOutcome(result, pending, stats);
-          if (pending.trace !== undefined) noteOutcome(pending.trace, outcome);
           pending.resolve(outcome);
           markSettled(pending);
           this.#pump();

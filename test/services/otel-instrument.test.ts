@@ -7,7 +7,8 @@ import { defineTool } from '../../src/define-tool.ts';
 import type { TypingsService } from '../../src/code-mode/typings-service.ts';
 import { NESTED_CALL_CHANNEL, RUN_CHANNEL, TOOL_SOURCE_CHANNEL, TYPECHECK_CHANNEL, nestedCallChannel, runChannel, toolSourceChannel, typecheckChannel, type NestedCallMessage, type TraceContext } from '../../src/tracing.ts';
 import { instrument } from '../../services/otel-instrument.ts';
-import { createBench, valueOf, type Bench } from '../code-mode/harness.ts';
+import type { SandboxRuntime } from '../../src/sandbox-runtime.ts';
+import { createBench, ping, valueOf, type Bench } from '../code-mode/harness.ts';
 
 /** Records the order spans start and end in (names), next to the exporter's finished spans. */
 class OrderRecorder implements SpanProcessor {
@@ -183,6 +184,51 @@ describe('instrument()', () => {
     expect(second.attributes['error.type']).toBe('ABORTED_BEFORE_DISPATCH');
     expect(spans.filter((span) => span.name === 'ptc.queued').map(parentOf)).toEqual([second.spanContext().spanId]);
     expect(spans.filter((span) => span.name === 'execute_tool hang')).toHaveLength(2);
+  });
+
+  it('counts a big value, sent to the program a part at a time, at the bytes the program got', async () => {
+    const t = tracing();
+    uninstall = t.uninstall;
+    bench = createBench();
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ id: i, name: `row ${i}`, tags: ['é', i % 2 === 0 ? 'even' : 'odd'] }));
+    bench.registry.register(
+      defineTool({
+        name: 'rows',
+        description: 'returns many rows',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        isConcurrencySafe: () => true,
+        execute: async () => rows,
+      }),
+    );
+    expect(valueOf(await bench.runCode('const all = await tools.rows({}); return all.length + all[4999].id')).result).toBe(9_999);
+    const spans = t.exporter.getFinishedSpans();
+    expect(spanNamed(spans, 'execute_tool rows').attributes).toMatchObject({ 'ptc.is_error': false, 'ptc.bytes_out': Buffer.byteLength(JSON.stringify(rows)) });
+    expect(t.order.order.indexOf('end execute_tool rows run-1:ptc:1')).toBeLessThan(t.order.order.indexOf('end execute_tool run_code run-1'));
+  });
+
+  it('ends a call whose value the sandbox never reported delivered when its run ends, inside the run', async () => {
+    const t = tracing();
+    uninstall = t.uninstall;
+    // A runtime of someone else's that takes the value and never calls onDelivered.
+    const runtime: SandboxRuntime = {
+      kind: 'silent',
+      async run(request) {
+        const outcome = await request.callTool('ping', '{}');
+        return { ok: true, logs: [], resultJson: JSON.stringify(outcome.ok) };
+      },
+      ready: async () => undefined,
+      status: () => ({ children: 0, busy: 0, queued: 0, restarts: 0 }),
+      close: async () => undefined,
+    };
+    bench = createBench({ runtime });
+    bench.registry.register(ping);
+    expect(valueOf(await bench.runCode('return await tools.ping({})')).result).toBe(true);
+    const spans = t.exporter.getFinishedSpans();
+    const call = spanNamed(spans, 'execute_tool ping');
+    expect(call.attributes['ptc.is_error']).toBe(false);
+    expect(call.attributes['ptc.bytes_out']).toBeUndefined();
+    expect(t.order.order.indexOf('end execute_tool ping run-1:ptc:1')).toBeLessThan(t.order.order.indexOf('end execute_tool run_code run-1'));
   });
 
   it('prefers an active span that already continues the incoming trace (a server span) to the traceparent', async () => {
