@@ -207,9 +207,9 @@ export interface RunControl {
    */
   syncWaitMs?: number;
   /**
-   * Called when a call of `name` crossed synchronously and missed the host's turn, or answered
-   * more than the shared memory holds: either way its reply came the asynchronous way, one
-   * crossing later than if the call had gone that way.
+   * Called when a call of `name` crossed synchronously and missed the host's turn (its reply came
+   * the asynchronous way, one crossing later than if the call had gone that way), and for every
+   * reply of it, however it crossed, that is more than the shared memory holds.
    */
   onSlowTool?: (name: string) => void;
   /**

@@ -33,7 +33,7 @@ export interface Bindings {
   touch(): void;
   /** The memory of the synchronous crossing ({@link createSharedReplies}); none: calls cross asynchronously. */
   sharedReplies?: SharedArrayBuffer;
-  /** A call crossed synchronously and missed the host's turn, or its reply could not come through the shared memory. */
+  /** A call crossed synchronously and missed the host's turn, or a reply (of any call) could not come through the shared memory. */
   slowTool(name: string): void;
 }
 
@@ -69,6 +69,8 @@ export class Channel {
   #turnEnd: NodeJS.Immediate | undefined;
   /** The calls of the latest synchronous submit still running: ordinal → tool name. */
   readonly #blockedCalls = new Map<number, string>();
+  /** The tools the guest was told are slow (made on the first). */
+  #toldSlow: Set<string> | undefined;
   /** The guest's `push` and `chunk`, once installed. */
   #push: ivm.Reference<unknown> | undefined;
   #chunk: ivm.Reference<unknown> | undefined;
@@ -128,8 +130,8 @@ export class Channel {
       this.#running++;
       if (sync) this.#blockedCalls.set(n, name);
       bindings.call(name, argsJson, readsJson, (json) => this.#sendSlice(n, json)).then(
-        (text) => this.#reply(n, text),
-        () => this.#reply(n, REPLY.fatal),
+        (text) => this.#reply(n, name, text),
+        () => this.#reply(n, name, REPLY.fatal),
       );
     });
     if (sync) {
@@ -158,17 +160,14 @@ export class Channel {
     return undefined;
   }
 
-  #reply(n: number, text: string): void {
+  #reply(n: number, name: string, text: string): void {
     this.#running--;
-    if (this.#blockedCalls.size > 0) {
-      const name = this.#blockedCalls.get(n);
-      this.#blockedCalls.delete(n);
-      // Too long for the shared memory, or sent in slices (a blocked guest could not parse them
-      // meanwhile): it comes the asynchronous way, one crossing late; later calls of the tool go
-      // that way from the start.
-      const shared = this.#shared;
-      if (name !== undefined && shared !== undefined && (text.length >= shared.capacity || text.startsWith(REPLY.sliced))) this.#markSlow(name);
-    }
+    if (this.#blockedCalls.size > 0) this.#blockedCalls.delete(n);
+    // Too long for the shared memory, or sent in slices (a blocked guest could not parse them
+    // meanwhile): later calls of the tool go the asynchronous way from the start. Every such reply
+    // renews that, however the call came: a tool that keeps answering big is never tried blocked again.
+    const shared = this.#shared;
+    if (shared !== undefined && (text.length >= shared.capacity || text.startsWith(REPLY.sliced))) this.#markSlow(name);
     this.#outbox += replyEntry(n, text);
     if (this.#state === 'idle' || this.#state === 'detached') return;
     // The last running call answers at once (sequential programs wait for it); others gather for a turn.
@@ -246,9 +245,11 @@ export class Channel {
     this.#answer();
   };
 
-  /** The one judgement of a slow tool: the runtime remembers it for later runs, and the guest is told with the replies. */
+  /** The one judgement of a slow tool: the runtime remembers it for later runs, and the guest is told with the replies, once. */
   #markSlow(name: string): void {
     this.#bindings?.slowTool(name);
+    if (this.#toldSlow?.has(name) === true) return;
+    (this.#toldSlow ??= new Set()).add(name);
     this.#outbox += slowEntry(name);
   }
 

@@ -1,9 +1,9 @@
 /**
  * The synchronous crossing (sandbox/isolate-run.ts, SharedReplies) at the
- * isolate level: which calls miss the host's turn or answer more than the
- * shared memory holds is reported once per tool, a tool named slow at the
- * start never crosses synchronously, and
- * replies are right whichever way they came.
+ * isolate level: a tool whose call misses the host's turn is reported once,
+ * every reply larger than the shared memory reports its tool (so a tool that
+ * keeps answering big stays slow), a tool named slow at the start never
+ * crosses synchronously, and replies are right whichever way they came.
  */
 import { describe, expect, it } from 'vitest';
 import type { SandboxCallOutcome, SandboxRunRequest } from '../../src/sandbox-runtime.ts';
@@ -45,14 +45,22 @@ describe('the synchronous crossing', () => {
     expect(slow).toEqual(['later']);
   });
 
-  it('reports a tool whose reply outgrew the shared memory, once, and its values arrive whole', async () => {
+  it('reports a tool at each reply that outgrew the shared memory, and its values arrive whole', async () => {
     const slow: string[] = [];
     const code = 'const rows = []; for (let i = 0; i < 3; i++) rows.push(...(await tools.rows({ i })), await tools.now({ i })); return rows;';
     const rows = (await run(code, { syncCalls: true, onSlowTool: (name) => slow.push(name) })) as unknown[];
     expect(rows).toHaveLength(3_003);
     expect(rows.slice(999, 1_002)).toEqual(['row 0.999', 0, 'row 1.0']);
     expect(rows.at(-1)).toBe(2);
-    expect(slow).toEqual(['rows']);
+    // The first crossed blocked and came late; the two after it crossed asynchronously, and still renew the judgement.
+    expect(slow).toEqual(['rows', 'rows', 'rows']);
+  });
+
+  it('renews a tool named slow at the start each time it answers big, though it never crossed blocked', async () => {
+    const slow: string[] = [];
+    const code = 'let n = 0; for (let i = 0; i < 2; i++) n += (await tools.rows({ i })).length + (await tools.now({ i })); return n;';
+    expect(await run(code, { syncCalls: true, slowTools: ['rows'], onSlowTool: (name) => slow.push(name) })).toBe(2_001);
+    expect(slow).toEqual(['rows', 'rows']);
   });
 
   it('a tool named slow at the start crosses asynchronously from its first call', async () => {
