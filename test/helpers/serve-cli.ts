@@ -107,9 +107,10 @@ export async function serveCli(options: ServeCliOptions): Promise<ServedCli> {
   };
 }
 
-/** What a finished CLI command printed, and how it exited. */
+/** What a finished CLI command printed, and how it exited: its code, or the signal that ended it. */
 export interface FinishedCli {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -122,5 +123,5 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdin!.end(options.stdin ?? '');
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
 }

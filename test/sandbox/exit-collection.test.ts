@@ -12,10 +12,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
+import { FORCED_MARKING } from '../helpers/forced-marking.ts';
 
 const probe = fileURLToPath(new URL('./exit-after-close.probe.ts', import.meta.url));
-/** Marking always under way at exit, and advanced only by the main thread's allocation. */
-const FORCED_MARKING = ['--stress-incremental-marking', '--no-concurrent-marking', '--no-parallel-marking', '--no-incremental-marking-task'];
 
 function runProbe(): Promise<{ code: number | null; signal: string | null; stdout: string }> {
   const child = spawn(process.execPath, [...ISOLATE_HOST_FLAGS, ...FORCED_MARKING, probe], { stdio: ['ignore', 'pipe', 'inherit'] });

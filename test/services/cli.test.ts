@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
 import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
+import { FORCED_MARKING } from '../helpers/forced-marking.ts';
 import { runCli, serveCli, type FinishedCli } from '../helpers/serve-cli.ts';
 import { post, readSse, tempDir } from './helpers.ts';
 
@@ -26,6 +27,19 @@ describe('ptc CLI', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('nope');
     expect(result.stderr).toContain('code run failed (exception)');
+  });
+
+  // A `ptc run` child once ended by a signal instead of exiting 1 here. Its cause: the runtime's
+  // close dropped isolated-vm objects just before the event loop ended, and when V8's marking was
+  // under way at exit, isolated-vm aborted the process (sandbox/exit-collection.ts). Forced marking
+  // makes that state certain: without the collection at exit, both runs end by SIGABRT.
+  it('ptc run exits by its own code, not a signal, with V8 marking under way at exit', { timeout: 60_000 }, async () => {
+    const cwd = await tempDir('ptc-cli-');
+    const failing = await runCli(['run', '-', '--runtime', 'in-process'], { cwd, nodeFlags: FORCED_MARKING, stdin: `console.log('partial');\nthrow new Error('nope');` });
+    expect({ code: failing.code, signal: failing.signal }).toEqual({ code: 1, signal: null });
+    expect(failing.stderr).toContain('code run failed (exception)');
+    const passing = await runCli(['run', '-', '--runtime', 'in-process'], { cwd, nodeFlags: FORCED_MARKING, stdin: 'return 1 + 1;' });
+    expect({ code: passing.code, signal: passing.signal, stdout: passing.stdout }).toEqual({ code: 0, signal: null, stdout: '2\n' });
   });
 
   it('ptc typings prints the declarations; ptc tools lists the tools', async () => {
