@@ -3,12 +3,12 @@ import { SLOW_TOOL_MAX_NAMES, SLOW_TOOL_MEMORY_MS } from './tuning.ts';
 /**
  * The runtime's memory of slow tools: those whose calls recently missed the host's turn in a
  * synchronous crossing (I/O-bound tools), or answered more than its shared memory holds (tools
- * returning pages of data; each such answer renews it, however the call crossed). The crossing's channel judges (crossing/channel.ts) and tells the
- * guest of the run at once; runs started while a tool is remembered send its calls by the
- * asynchronous crossing from the start: without this, every run of a burst waited one host turn
- * on its first call before learning it, holding an isolated-vm thread meanwhile. A tool is
- * forgotten `memoryMs` after it was last judged slow, so one that became fast is tried
- * synchronously again.
+ * returning pages of data; each such answer renews it, however the call crossed). The
+ * crossing's channel judges (crossing/channel.ts) and tells the guest of the run at once; runs
+ * started while a tool is remembered send its calls by the asynchronous crossing from the start:
+ * without this, every run of a burst waited one host turn on its first call before learning it,
+ * holding an isolated-vm thread meanwhile. A tool is forgotten `memoryMs` after it was last
+ * judged slow, so one that became fast is tried synchronously again.
  */
 export class SlowTools {
   readonly #until = new Map<string, number>();
