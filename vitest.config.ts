@@ -35,8 +35,9 @@ export default defineConfig({
     // The process runtime's own tests (test/sandbox/process-*) make their runtimes themselves.
     //
     // Most files wait on child processes, servers and PostgreSQL rather than compute, so the Node
-    // files run on one worker more than there are cores. The browser files (test/playground) run after them, alone:
-    // beside another file, Chromium's TypeScript worker could not answer within the page's waits.
+    // files run on one worker more than there are cores. The browser files (test/playground) run
+    // after them, alone: beside another file, Chromium's TypeScript worker could not answer within
+    // the page's waits.
     projects: [
       { test: { ...shared, name: 'default', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, BROWSER_FILES], maxWorkers: NODE_WORKERS } },
       { test: { ...shared, name: 'browser', include: [BROWSER_FILES], maxWorkers: 1, sequence: { groupOrder: 1 } } },

@@ -135,8 +135,8 @@ export class RunScheduler {
   readonly #began = performance.now();
   /** The call being submitted: if it starts at once, it waited for nothing. */
   #submitting: Pending | undefined;
-  /** While a tracer listens: the `call` messages of calls the program has not had the answer of yet. */
-  readonly #undelivered = new Set<NestedCallMessage>();
+  /** While a tracer listens (made on its first call): the `call` messages of calls the program has not had the answer of yet. */
+  #undelivered: Set<NestedCallMessage> | undefined;
 
   constructor(options: RunSchedulerOptions) {
     this.#options = options;
@@ -183,7 +183,7 @@ export class RunScheduler {
     const submit = (): Promise<SandboxCallOutcome> => new Promise<SandboxCallOutcome>((resolve) => {
       this.#enqueue({ callId, name, args, safe, resolve, done: false, journaled, trace, submittedAt: performance.now(), startedAt: 0 });
     });
-    return trace === undefined ? submit() : traceCall(trace, this.#undelivered, submit);
+    return trace === undefined ? submit() : traceCall(trace, (this.#undelivered ??= new Set()), submit);
   };
 
   #enqueue(pending: Pending): void {
@@ -231,7 +231,7 @@ export class RunScheduler {
     }
     await Promise.allSettled(this.#appends);
     // Every answer the sandbox was going to deliver has been (it encodes as each call resolves).
-    endUndelivered(this.#undelivered);
+    if (this.#undelivered !== undefined) endUndelivered(this.#undelivered);
   }
 
   /** The tool name of the nested call `callId` when this run made it and it failed. */
