@@ -69,7 +69,7 @@ export type SandboxCallOutcome =
   | {
       ok: true;
       value: JsonValue;
-      /** Called by the sandbox with the UTF-8 bytes of JSON the program received for it (also when sent in slices). */
+      /** Called by the sandbox with the UTF-8 bytes of JSON the program received for it, however the sandbox carried it. */
       onDelivered?(bytes: number): void;
     }
   | { ok: false; error: { code: string; message: string; callId: string } }

@@ -19,7 +19,7 @@ export interface NestedCallStats {
   queuedMs: number;
   /** From its start to its result being ready for the program, ms: the tool's body, its output, its wait for the calls before it to commit, post-execute hooks. */
   executeMs: number;
-  /** UTF-8 bytes of the JSON of the value the program received (also when it went in slices); 0 for a failed call. */
+  /** UTF-8 bytes of the JSON of the value the program received, however the sandbox carried it; 0 for a failed call. */
   bytes: number;
 }
 
