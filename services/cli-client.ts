@@ -28,7 +28,8 @@ export function addApprovalCommands(program: Command): void {
       const answer = await request(flags, 'GET', '/v1/approvals');
       if (answer === undefined) return;
       const { approvals } = answer as { approvals: { callId: string; sessionId: string; description: string; pending: PendingCall[]; expiresAt: string }[] };
-      if (flags.json === true) return void process.stdout.write(`${JSON.stringify(approvals, null, 2)}\n`);
+      if (flags.json === true) return void process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      if (approvals.length === 0) return void process.stdout.write('no paused runs\n');
       for (const run of approvals) {
         const calls = run.pending.map((call) => `#${call.seq} ${call.toolName}(${JSON.stringify(call.args)})`).join(', ');
         process.stdout.write(`${run.callId}\t${run.sessionId}\t${calls}\texpires ${run.expiresAt}\t${run.description}\n`);

@@ -17,6 +17,8 @@ describe('ptc approvals / approve / deny', () => {
   it('lists a paused run, denies one with a reason and approves another', async () => {
     running = await startServer({ approvals: [{ tools: 'write', when: 'always' }] });
     const { url } = running;
+    expect(await ptc(['approvals', '--url', url])).toMatchObject({ code: 0, stdout: 'no paused runs\n' });
+    expect(JSON.parse((await ptc(['approvals', '--url', url, '--json'])).stdout)).toEqual({ approvals: [] });
     const program = (file: string) =>
       `try { await tools.write({ file_path: '${file}', content: 'x' }); console.log('wrote'); return 'done'; } catch (e) { return e.code + ': ' + e.message; }`;
     expect((await json(post(`${url}/v1/run`, { code: program('a.txt'), callId: 'one' }))).paused).toBeDefined();
@@ -24,6 +26,8 @@ describe('ptc approvals / approve / deny', () => {
 
     const listed = await ptc(['approvals', '--url', url]);
     expect(listed.stderr).toBe('');
+    const answer = JSON.parse((await ptc(['approvals', '--url', url, '--json'])).stdout) as { approvals: { callId: string }[] };
+    expect(answer.approvals.map((run) => run.callId)).toEqual(['one', 'two']);
     expect(listed.stdout.trim().split('\n').map((line) => line.split('\t').slice(0, 3))).toEqual([
       ['one', 'default', '#1 write({"file_path":"a.txt","content":"x"})'],
       ['two', 'default', '#1 write({"file_path":"b.txt","content":"x"})'],
