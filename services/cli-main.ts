@@ -183,16 +183,25 @@ async function runProgram(config: PtcConfig, file: string, flags: { timeout?: st
   const core = await createCore(config);
   try {
     const result = await core.registry.dispatch({ name: 'run_code', arguments: args, sessionId: 'cli' });
+    const value = result.isError ? undefined : (result.value as { logs?: string[]; result?: JsonValue; paused?: { pending: { seq: number; toolName: string }[] } });
     if (flags.json === true) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    } else if (result.isError) {
+    } else if (value === undefined) {
       for (const block of result.content) if (block.type === 'text') process.stderr.write(`${block.text}\n`);
     } else {
-      const value = result.value as { logs?: string[]; result?: JsonValue };
       for (const line of value.logs ?? []) process.stdout.write(`${line}\n`);
       if (value.result !== undefined) {
         process.stdout.write(`${typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2)}\n`);
       }
+    }
+    if (value?.paused !== undefined) {
+      // This process keeps paused runs in memory only: the run cannot go on once it exits.
+      const calls = value.paused.pending.map((call) => `tools.${call.toolName} (call #${call.seq})`).join(', ');
+      process.stderr.write(
+        `ptc run: the run paused: ${calls} needs a person's approval (approvals in the config), and ptc run cannot wait for one. ` +
+          'Run the program on a service (ptc serve, then ptc approve or ptc deny), or leave the tool out of approvals.\n',
+      );
+      return 1;
     }
     return result.isError ? 1 : 0;
   } finally {

@@ -29,6 +29,18 @@ describe('ptc CLI', () => {
     expect(result.stderr).toContain('code run failed (exception)');
   });
 
+  it('ptc run: a run that pauses for an approval exits 1 and says it cannot wait for one', async () => {
+    const cwd = await tempDir('ptc-cli-');
+    await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ approvals: [{ tools: 'write', when: 'always' }] }));
+    const program = `console.log('before');\nawait tools.write({ file_path: 'z.txt', content: 'x' });\nreturn 1;`;
+    const result = await ptc(['run', '-', '--runtime', 'in-process'], { cwd, stdin: program });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('before\n');
+    expect(result.stderr).toContain('the run paused: tools.write (call #1) needs a person');
+    expect(result.stderr).toContain('ptc run cannot wait for one');
+    await expect(readFile(path.join(cwd, 'workspace', 'z.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
   // A `ptc run` child once ended by a signal instead of exiting 1 here. Its cause: the runtime's
   // close dropped isolated-vm objects just before the event loop ended, and when V8's marking was
   // under way at exit, isolated-vm aborted the process (sandbox/exit-collection.ts). Forced marking
