@@ -36,11 +36,11 @@ const SHUTDOWN_MARGIN_MS = 10_000;
 /** The config file's enums: the flags accept exactly what the file does. */
 const choices = configFileSchema.shape;
 
+/** The options every command that builds the tools takes. */
 function configOptions(command: Command): Command {
   return command
     .addOption(new Option('-c, --config <file>', `config file (default: ./${CONFIG_FILE_NAME} if present; env: ${ENV.config})`))
     .addOption(new Option('-w, --workspace <dir>', `root of the built-in file tools, created if missing (default: ${DEFAULTS.workspace}; env: ${ENV.workspace})`))
-    .addOption(new Option('-d, --data <dir>', `session logs and spill files (default: ${DEFAULTS.dataDir}; env: ${ENV.data})`))
     .addOption(
       new Option('--runtime <kind>', `sandbox runtime (default: ${DEFAULTS.runtime}; env: ${ENV.runtime})`).choices(choices.runtime.unwrap().options),
     )
@@ -58,6 +58,19 @@ function configOptions(command: Command): Command {
     );
 }
 
+/** The options of the commands that serve, `ptc serve` and `ptc mcp`: where they keep state (the others keep it in memory), and the MCP face's typings budget. */
+function serverOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-d, --data <dir>', `session logs, paused runs and spill files (default: ${DEFAULTS.dataDir}; env: ${ENV.data})`))
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        `PostgreSQL for session events, paused runs and heartbeats, shared by replicas (default: none, files under --data; env: ${ENV.databaseUrl})`,
+      ),
+    )
+    .addOption(typingsBudgetOption());
+}
+
 function load(flags: ConfigFlags): PtcConfig {
   return loadConfig({ flags });
 }
@@ -70,7 +83,7 @@ export function buildProgram(): Command {
       throw error;
     });
 
-  configOptions(program.command('serve').description('Start the HTTP service (POST /v1/run, GET /v1/tools, /docs/json).'))
+  serverOptions(configOptions(program.command('serve').description('Start the HTTP service (POST /v1/run, GET /v1/tools, /docs/json).')))
     .addOption(new Option('-p, --port <port>', `TCP port, 0 picks a free one (default: ${DEFAULTS.port}; env: ${ENV.port})`))
     .addOption(new Option('-H, --host <host>', `interface to bind; any non-loopback host needs a token (default: ${DEFAULTS.host}; env: ${ENV.host})`))
     .addOption(new Option('-t, --token <token>', `bearer token required on every route but /healthz and /readyz (default: none; env: ${ENV.token})`))
@@ -80,17 +93,9 @@ export function buildProgram(): Command {
         `comma-separated host names accepted in Host and Origin besides the loopback names (default: none; env: ${ENV.allowedHosts})`,
       ),
     )
-    .addOption(typingsBudgetOption())
-    .addOption(
-      new Option(
-        '--database-url <url>',
-        `PostgreSQL for session events, runs and heartbeats, shared by replicas (default: none, JSONL under --data; env: ${ENV.databaseUrl})`,
-      ),
-    )
     .action(async (flags: ConfigFlags) => serve(load(flags)));
 
-  configOptions(program.command('mcp').description('Serve Code Mode as an MCP server on stdio (run_code, search_tools, typings resources); logs go to stderr.'))
-    .addOption(typingsBudgetOption())
+  serverOptions(configOptions(program.command('mcp').description('Serve Code Mode as an MCP server on stdio (run_code, search_tools, typings resources); logs go to stderr.')))
     .action(async (flags: ConfigFlags) => serveMcpStdio(load(flags)));
 
   configOptions(program.command('run').description('Run one program (a file, or - for stdin) without a server; prints its logs and result.'))

@@ -70,6 +70,12 @@ describe('ptc CLI', () => {
     for (const text of ['--port', 'default: 7700', 'PTC_PORT', '--host', 'PTC_HOST', '--token', 'PTC_TOKEN', '--workspace', 'PTC_WORKSPACE', '--data', 'PTC_DATA', '--config', 'PTC_CONFIG', '--runtime', 'PTC_RUNTIME', '--mode', 'PTC_MODE']) {
       expect(help.stdout).toContain(text);
     }
+    // The serving commands take where they keep state; the others keep it in memory and do not offer it.
+    const mcp = await ptc(['mcp', '--help']);
+    for (const text of ['--data', 'PTC_DATA', '--database-url', 'PTC_DATABASE_URL', '--typings-budget']) expect(mcp.stdout).toContain(text);
+    const run = await ptc(['run', '--help']);
+    expect(run.stdout).not.toContain('--data');
+    expect(run.stdout).not.toContain('--database-url');
   });
 
   it('a bad config is a clear error, exit 2', async () => {
