@@ -10,7 +10,7 @@ import { leaveProcess } from '../sandbox/leave-process.ts';
 import type { JsonValue } from '../src/json.ts';
 import { addApprovalCommands } from './cli-client.ts';
 import { configFileSchema } from './config-schema.ts';
-import { CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
+import { assertWorkspaceApart, CONFIG_FILE_NAME, ConfigError, DEFAULTS, ENV, loadConfig, type ConfigFlags, type PtcConfig } from './config.ts';
 
 // Loaded on use: `--help` and config errors should not wait for Fastify, TypeScript and the sandbox.
 const createCore: typeof import('./core.ts').createCore = async (...args) => (await import('./core.ts')).createCore(...args);
@@ -185,6 +185,8 @@ async function runProgram(config: PtcConfig, file: string, flags: { timeout?: st
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`--timeout ${flags.timeout} is not a number of milliseconds: use for example 5000`);
     args.timeoutMs = timeoutMs;
   }
+  // It keeps nothing, but the program it runs may write the workspace.
+  assertWorkspaceApart(config, false);
   const core = await createCore(config);
   try {
     const result = await core.registry.dispatch({ name: 'run_code', arguments: args, sessionId: 'cli' });

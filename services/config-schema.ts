@@ -368,4 +368,6 @@ export type PtcConfig = Required<Pick<ConfigFile, Defaulted>> &
     mcpServers: Record<string, McpServerConfig>;
     /** The config file's folder (the working directory without one): package specifiers in `tools` resolve from it. */
     configDir: string;
+    /** The config file read, if one was. */
+    configFile?: string;
   };

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type * as z from 'zod/v4';
 import { DEFAULT_APPROVAL_TTL_MS } from '../src/code-mode/code-mode.ts';
 import { validateMcpServersConfig, type McpServersConfig } from '../src/mcp/config.ts';
@@ -77,7 +78,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
   };
 
-  const { file, dir } = readConfigFile(pick('config'), cwd);
+  const { file, dir, path: configFile } = readConfigFile(pick('config'), cwd);
   const fromFile = (p: string | undefined) => (p === undefined ? undefined : path.resolve(dir, p));
   const fromCli = (p: string | undefined) => (p === undefined ? undefined : path.resolve(cwd, p));
   const problems: string[] = [];
@@ -122,6 +123,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),
     databasePoolSize: file.databasePoolSize ?? DEFAULTS.databasePoolSize,
     configDir: dir,
+    ...(configFile === undefined ? {} : { configFile }),
     tools: toolModules(pick('tools'), file.tools, cwd, dir),
     openapi: resolveOpenApiSpecs(file.openapi ?? {}, dir),
     approvals: (file.approvals ?? []).map((rule) => ({ ...rule })),
@@ -148,7 +150,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
   return config;
 }
 
-function readConfigFile(explicit: string | undefined, cwd: string): { file: ConfigFile; dir: string } {
+function readConfigFile(explicit: string | undefined, cwd: string): { file: ConfigFile; dir: string; path?: string } {
   const file = explicit === undefined ? path.join(cwd, CONFIG_FILE_NAME) : path.resolve(cwd, explicit);
   if (!existsSync(file)) {
     if (explicit !== undefined) throw new ConfigError(`config file ${file} does not exist: create it or drop --config`);
@@ -160,7 +162,7 @@ function readConfigFile(explicit: string | undefined, cwd: string): { file: Conf
   } catch (error) {
     throw new ConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
   }
-  return { file: parseConfigFile(parsed, file), dir: path.dirname(file) };
+  return { file: parseConfigFile(parsed, file), dir: path.dirname(file), path: file };
 }
 
 /** Validates a parsed config file; throws {@link ConfigError} listing every problem. */
@@ -310,19 +312,44 @@ function tenantProblems(config: PtcConfig): string[] {
   return problems;
 }
 
+/** The folder holding ptc-executor's own code (this module's parent): a program that could write there would change the server. */
+const OWN_CODE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+
 /**
- * Refuses a data folder inside the workspace (or the workspace itself): the
- * file tools could then read and overwrite other sessions' logs and spill
- * files. Symlinks are resolved, so a link cannot hide the nesting.
+ * Refuses a workspace that holds (or is) anything the server keeps or loads, since programs write
+ * the workspace through the file tools: the data folder (they could read and overwrite other
+ * sessions' logs), the config file, tool modules, OpenAPI spec files, an MCP server's working
+ * folder or file arguments, and ptc-executor's own code (a changed one runs, with the server's
+ * rights, at the next start). Symlinks are resolved, so a link cannot hide the nesting.
+ * `keepsState: false` (a command that keeps nothing in the data folder) leaves that folder out.
  */
-export function assertDataDirOutsideWorkspace(config: Pick<PtcConfig, 'workspace' | 'dataDir'>): void {
+export function assertWorkspaceApart(config: Pick<PtcConfig, 'workspace' | 'dataDir' | 'configFile' | 'tools' | 'openapi' | 'mcpServers'>, keepsState = true): void {
   const workspace = realpathOfNearest(config.workspace);
-  const data = realpathOfNearest(config.dataDir);
-  const relative = path.relative(workspace, data);
-  if (relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))) {
+  const inside = (target: string): boolean => {
+    const relative = path.relative(workspace, realpathOfNearest(target));
+    return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  };
+  if (keepsState && inside(config.dataDir)) {
     throw new ConfigError(
       `the data folder ${config.dataDir} is inside the workspace ${config.workspace}: programs could read and overwrite session logs. ` +
         'Put it elsewhere (--data / PTC_DATA / dataDir), for example next to the workspace rather than in it',
+    );
+  }
+  const loaded: [string, string][] = [];
+  if (config.configFile !== undefined) loaded.push(['the config file', config.configFile]);
+  for (const module of config.tools) if (path.isAbsolute(module)) loaded.push(['the tool module', module]);
+  for (const [name, source] of Object.entries(config.openapi)) if (path.isAbsolute(source.spec)) loaded.push([`OpenAPI source "${name}"'s spec`, source.spec]);
+  for (const [name, server] of Object.entries(config.mcpServers)) {
+    if (!('command' in server)) continue;
+    if (server.cwd !== undefined) loaded.push([`MCP server "${name}"'s working folder`, server.cwd]);
+    for (const arg of server.args ?? []) if (path.isAbsolute(arg) && existsSync(arg)) loaded.push([`MCP server "${name}"'s argument`, arg]);
+  }
+  loaded.push(["ptc-executor's own code", OWN_CODE]);
+  for (const [what, target] of loaded) {
+    if (!inside(target)) continue;
+    throw new ConfigError(
+      `${what} ${target} is inside the workspace ${config.workspace}: a program could change it through the file tools, and the server would load it at its next start. ` +
+        'Point the workspace at a folder of its own (--workspace / PTC_WORKSPACE / workspace), apart from the configuration and the code the server runs',
     );
   }
 }

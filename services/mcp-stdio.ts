@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { leaveProcess } from '../sandbox/leave-process.ts';
 import type { McpLogger } from '../src/mcp/index.ts';
-import type { LogLevel, PtcConfig } from './config.ts';
+import { assertWorkspaceApart, type LogLevel, type PtcConfig } from './config.ts';
 import { createCore } from './core.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
 import { createPtcMcpServer } from './mcp-server.ts';
@@ -36,6 +36,7 @@ export function stderrLogger(level: LogLevel): McpLogger {
 
 /** Serves until stdin closes or a signal arrives; then finishes (or, past the grace period, cancels) runs and closes everything. */
 export async function serveMcpStdio(config: PtcConfig): Promise<void> {
+  assertWorkspaceApart(config);
   const logger = stderrLogger(config.logLevel);
   const tracing = await startServiceTracing(process.env);
   const core = await createCore(config, { durable: true, logger });

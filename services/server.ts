@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { ProbeRouteConfig } from './auth.ts';
 import { createBearerAuth } from './auth.ts';
 import { clientKeyOf } from './tenancy.ts';
-import { ConfigError, assertDataDirOutsideWorkspace, isLoopbackHost, type PtcConfig } from './config.ts';
+import { ConfigError, assertWorkspaceApart, isLoopbackHost, type PtcConfig } from './config.ts';
 import { capConnections, createHostCheck, lingerOnClose, refuseOverCap, type ConnectionGate } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
@@ -60,7 +60,7 @@ export interface ServerOptions {
 }
 
 export async function createServer(config: PtcConfig, options: ServerOptions = {}): Promise<PtcServer> {
-  assertDataDirOutsideWorkspace(config);
+  assertWorkspaceApart(config);
   if (!isLoopbackHost(config.host) && config.token === undefined && config.tenants.length === 0) {
     throw new ConfigError(
       `refusing to listen on ${config.host} without a token: set PTC_TOKEN (or --token) to a long random string, or bind 127.0.0.1`,

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../services/config.ts';
@@ -276,7 +276,7 @@ describe('oversize bodies', () => {
   });
 });
 
-describe('data folder and workspace', () => {
+describe('what the server keeps and loads stays out of the workspace', () => {
   it('refuses to start with the data folder inside the workspace', async () => {
     const cwd = await tempDir();
     const config = { ...loadConfig({ cwd, env: {}, flags: { workspace: '.' } }), runtime: 'in-process' as const, logLevel: 'silent' as const, port: 0 };
@@ -291,6 +291,32 @@ describe('data folder and workspace', () => {
     await symlink(path.join(cwd, 'ws'), path.join(cwd, 'link'));
     const config = { ...loadConfig({ cwd, env: {}, flags: { workspace: 'ws', data: 'link/data' } }), runtime: 'in-process' as const, logLevel: 'silent' as const };
     await expect(createServer(config)).rejects.toThrow(ConfigError);
+  });
+
+  // Programs write the workspace (the write tool): whatever the server loads at its next start must
+  // lie outside it, or a program could run code there with the server's rights.
+  const refusal = (what: string) => new RegExp(`${what} .* is inside the workspace .*: a program could change it through the file tools`);
+  const serverConfig = (cwd: string, flags: Record<string, string>) =>
+    ({ ...loadConfig({ cwd, env: {}, flags }), runtime: 'in-process' as const, logLevel: 'silent' as const, port: 0 });
+
+  it('refuses a workspace holding the config file', async () => {
+    const cwd = await tempDir();
+    await writeFile(path.join(cwd, 'ptc.config.json'), '{}');
+    await expect(createServer(serverConfig(cwd, { workspace: '.', data: path.join(await tempDir(), 'data') }))).rejects.toThrow(refusal('the config file'));
+  });
+
+  it('refuses a workspace holding a tool module or an OpenAPI spec file', async () => {
+    const cwd = await tempDir();
+    await mkdir(path.join(cwd, 'ws'));
+    await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ openapi: { pets: { spec: './ws/pets.json' } } }));
+    await expect(createServer(serverConfig(cwd, { workspace: 'ws', tools: './ws/tools.mjs' }))).rejects.toThrow(refusal('the tool module'));
+    await expect(createServer(serverConfig(cwd, { workspace: 'ws' }))).rejects.toThrow(refusal('OpenAPI source "pets"\'s spec'));
+  });
+
+  it("refuses a workspace holding ptc-executor's own code", async () => {
+    const repository = path.resolve(import.meta.dirname, '../..');
+    const config = serverConfig(await tempDir(), { workspace: repository, data: path.join(await tempDir(), 'data') });
+    await expect(createServer(config)).rejects.toThrow(refusal("ptc-executor's own code"));
   });
 
   it('starts with the defaults of a fresh clone (./workspace and ./.ptc side by side)', async () => {

@@ -78,6 +78,16 @@ describe('ptc CLI', () => {
     expect(run.stdout).not.toContain('--database-url');
   });
 
+  it('ptc run and ptc mcp refuse a workspace holding the config file, exit 2', async () => {
+    const cwd = await tempDir('ptc-cli-');
+    await writeFile(path.join(cwd, 'ptc.config.json'), '{}');
+    for (const command of [['run', '-'], ['mcp', '--data', path.join(await tempDir('ptc-cli-'), 'data')]]) {
+      const result = await ptc([...command, '--workspace', '.', '--runtime', 'in-process'], { cwd, stdin: 'return 1;' });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`the config file ${path.join(cwd, 'ptc.config.json')} is inside the workspace`);
+    }
+  });
+
   it('a bad config is a clear error, exit 2', async () => {
     const cwd = await tempDir('ptc-cli-');
     await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ prot: 1 }));
