@@ -102,6 +102,7 @@ const toolLimitsSchema = group(
     readPageLines: toolLimit('readPageLines', 'read: lines returned per call. {default}.'),
     maxLineChars: toolLimit('maxLineChars', 'read and grep: characters kept of one line. {default}.'),
     maxEditBytes: toolLimit('maxEditBytes', 'write and edit: largest file, bytes, before or after the change. {default}.', 'bytes'),
+    minFreeDiskMiB: toolLimit('minFreeDiskMiB', "write and edit: space the workspace's disk keeps free, MiB; 0 turns it off. {default}."),
     maxGrepFileBytes: toolLimit('maxGrepFileBytes', 'grep: files larger than this, bytes, are skipped. {default}.', 'bytes'),
     maxResults: toolLimit('maxResults', 'glob and grep: items collected by one call. {default}.'),
     renderPageSize: toolLimit('renderPageSize', 'glob and grep: items shown in the render. {default}.'),

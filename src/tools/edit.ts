@@ -8,7 +8,7 @@ import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { diffHunks } from './diff-hunks.ts';
-import { readTextFile, tooLarge, writeTextFile } from './text-file.ts';
+import { assertDiskRoom, readTextFile, tooLarge, writeTextFile } from './text-file.ts';
 import { WorkspaceError } from './workspace-error.ts';
 
 export function createEditTool({ workspace, limits }: ToolContext) {
@@ -66,6 +66,7 @@ export function createEditTool({ workspace, limits }: ToolContext) {
       const after = replaceLiteral(before, oldString, newString, args.replace_all === true);
       const size = Buffer.byteLength(after, 'utf8');
       if (size > limits.maxEditBytes) throw tooLarge(target.display, size, limits.maxEditBytes);
+      await assertDiskRoom(workspace.root, target.display, size - Buffer.byteLength(before, 'utf8'), limits.minFreeDiskMiB);
       await writeTextFile(target.absolute, target.display, after, exec.signal);
       return { path: target.display, before, after };
     },

@@ -26,6 +26,13 @@ export interface BuiltinToolLimits {
    * value holds the whole before and after text, so this also bounds it.
    */
   maxEditBytes?: number;
+  /**
+   * write and edit: space, in MiB, the workspace's disk keeps free. A change
+   * that would leave less fails (`TOOL_FAILED`, reason `no-space`), as one
+   * does when the disk has almost no free inodes left: programs share the
+   * disk with the session logs, which must still be written. 0 turns it off.
+   */
+  minFreeDiskMiB?: number;
   /** grep: files larger than this, in bytes, are skipped silently. */
   maxGrepFileBytes?: number;
   /**
@@ -84,6 +91,7 @@ export const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   readPageLines: 2000,
   maxLineChars: 2000,
   maxEditBytes: 10 * 1024 * 1024,
+  minFreeDiskMiB: 256,
   maxGrepFileBytes: 10 * 1024 * 1024,
   maxResults: 10_000,
   renderPageSize: 100,
@@ -104,6 +112,7 @@ const MAX_SEARCH_WORKERS = 64;
 export const BUILTIN_TOOL_LIMITS_SCHEMA = limitsSchema(DEFAULT_LIMITS, {
   searchTimeoutMs: { type: 'integer', minimum: 1, maximum: MAX_TIMEOUT_MS },
   searchWorkers: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_WORKERS },
+  minFreeDiskMiB: { type: 'integer', minimum: 0 },
 });
 
 const checkLimits = limitsCheck(BUILTIN_TOOL_LIMITS_SCHEMA);

@@ -3,7 +3,8 @@
  * for write/edit (bounded, strict UTF-8), and long-line truncation.
  */
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { StatsFs } from 'node:fs';
+import { type FileHandle, open, statfs } from 'node:fs/promises';
 import { WorkspaceError, fsFailure, specialFileError } from './workspace-error.ts';
 
 /**
@@ -105,6 +106,31 @@ export function tooLarge(display: string, size: number, maxBytes: number): Works
     'too-large',
     `"${display}" is ${size} bytes, over the ${maxBytes}-byte limit for write and edit: change it in smaller files or with another tool`,
   );
+}
+
+/** Fewest free inodes a change leaves the workspace's disk, where its filesystem counts them (1 % of them when fewer). */
+const MIN_FREE_INODES = 10_000;
+
+/**
+ * Refuses to write `bytes` when the workspace's disk would keep less than `minFreeMiB` free, or
+ * has almost no free inodes (each new file and folder takes one). A filesystem that cannot say is
+ * not refused.
+ */
+export async function assertDiskRoom(root: string, display: string, bytes: number, minFreeMiB: number): Promise<void> {
+  if (minFreeMiB === 0) return;
+  let disk: StatsFs;
+  try {
+    disk = await statfs(root);
+  } catch {
+    return;
+  }
+  const free = disk.bavail * disk.bsize;
+  if (free - bytes < minFreeMiB * 1024 * 1024 || (disk.files > 0 && disk.ffree < Math.min(MIN_FREE_INODES, disk.files / 100))) {
+    throw new WorkspaceError(
+      'no-space',
+      `writing "${display}" (${bytes} bytes) would leave the workspace's disk with less free space than the ${minFreeMiB} MiB it keeps: the disk is nearly full; write less, or have the workspace's operator free space`,
+    );
+  }
 }
 
 /** Number of lines as read counts them: a final newline does not start a new line. */

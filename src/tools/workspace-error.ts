@@ -17,6 +17,8 @@ export type WorkspaceErrorReason =
   /** A NUL byte in the first 8,000 bytes, or (for write/edit) not valid UTF-8. */
   | 'binary-file'
   | 'too-large'
+  /** write and edit: the change would leave the workspace's disk with less free space than it keeps. */
+  | 'no-space'
   /** edit: `old_string` does not occur. */
   | 'no-match'
   /** edit: `old_string` occurs more than once and `replace_all` is not set. */

@@ -9,7 +9,7 @@ import { defineTool } from '../define-tool.ts';
 import type { ParameterSchemaSpec, ValueSchemaSpec } from '../schema/types.ts';
 import { FILE_PATH_PARAMETER, WORKSPACE_PATH_PROPERTY, type ToolContext } from './context.ts';
 import { diffHunks } from './diff-hunks.ts';
-import { countLines, readTextFile, tooLarge, writeTextFile } from './text-file.ts';
+import { assertDiskRoom, countLines, readTextFile, tooLarge, writeTextFile } from './text-file.ts';
 import { fsFailure } from './workspace-error.ts';
 
 export function createWriteTool({ workspace, limits }: ToolContext) {
@@ -47,6 +47,7 @@ export function createWriteTool({ workspace, limits }: ToolContext) {
       const size = Buffer.byteLength(args.content, 'utf8');
       if (size > limits.maxEditBytes) throw tooLarge(target.display, size, limits.maxEditBytes);
       const before = target.exists ? await readTextFile(target.absolute, target.display, limits.maxEditBytes, exec.signal) : null;
+      await assertDiskRoom(workspace.root, target.display, size, limits.minFreeDiskMiB);
       try {
         if (!target.exists) await mkdir(path.dirname(target.absolute), { recursive: true });
       } catch (error) {

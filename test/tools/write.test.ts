@@ -30,6 +30,30 @@ describe('write', () => {
     expect(await readFile(path.join(h.root, 'f.txt'), 'utf8')).toBe('a\nB\nc\n');
   });
 
+  it("keeps the disk's reserve: a write or edit that would leave less free fails no-space and writes nothing", async () => {
+    // A reserve larger than any disk: every change would break it.
+    const full = await createHarness({ limits: { minFreeDiskMiB: 2 ** 40 } });
+    try {
+      await full.file('kept.txt', 'old\n');
+      const write = await full.call('write', { file_path: 'a/new.txt', content: 'x' });
+      expect(write).toMatchObject({ isError: true, error: { info: { code: 'TOOL_FAILED' } } });
+      expect(full.text(write)).toContain(`writing "a/new.txt" (1 bytes) would leave the workspace's disk with less free space than the ${2 ** 40} MiB it keeps`);
+      const edit = await full.call('edit', { file_path: 'kept.txt', old_string: 'old', new_string: 'new and longer' });
+      expect(full.text(edit)).toContain('would leave the workspace\'s disk with less free space');
+      await expect(readFile(path.join(full.root, 'a/new.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+      expect(await readFile(path.join(full.root, 'kept.txt'), 'utf8')).toBe('old\n');
+    } finally {
+      await full.dispose();
+    }
+    // The default reserve (256 MiB) lets this machine's writes through; 0 turns the check off.
+    const off = await createHarness({ limits: { minFreeDiskMiB: 0 } });
+    try {
+      expect((await off.call('write', { file_path: 'b.txt', content: 'y' })).isError).toBe(false);
+    } finally {
+      await off.dispose();
+    }
+  });
+
   it('refuses an absolute path even inside the workspace (the same answer as outside: no oracle)', async () => {
     const target = path.join(h.root, 'abs.txt');
     expect(await h.failure('write', { file_path: target, content: 'x' })).toBe(
