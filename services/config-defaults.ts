@@ -29,3 +29,6 @@ export const DEFAULTS = {
   typingsBudget: 16_000,
   databasePoolSize: 10,
 } as const;
+
+/** Levels of arrays and objects a JSON request body may nest (fixed; a program nests deeper only inside its code, a string). */
+export const MAX_BODY_DEPTH = 256;

@@ -6,10 +6,12 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_BODY_DEPTH } from './config-defaults.ts';
 
 export const HTTP_ERROR_CODES = {
   INVALID_REQUEST: { status: 400, fix: 'Fix the field the message names; the OpenAPI document at /docs/json has every schema.' },
   INVALID_JSON: { status: 400, fix: 'Send a well-formed JSON body with `content-type: application/json`.' },
+  BODY_TOO_DEEP: { status: 400, fix: `Send flatter JSON: arrays and objects nested at most ${MAX_BODY_DEPTH} levels (a program nests deeper in its code, a string).` },
   UNAUTHORIZED: { status: 401, fix: 'Send `authorization: Bearer <token>` with the token the server was started with (PTC_TOKEN).' },
   FORBIDDEN_HOST: { status: 403, fix: 'Call the service by a name it answers to (bound to loopback: localhost, 127.0.0.1, [::1]), or add the name to allowedHosts.' },
   FORBIDDEN_ORIGIN: { status: 403, fix: 'Call the service from its own origin or a server-side client, or add the origin host to allowedHosts.' },
