@@ -5,6 +5,7 @@
  * call is a 200 with `isError: true` and a code from src/errors.ts.
  */
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_BODY_DEPTH } from './config-defaults.ts';
 
@@ -12,6 +13,7 @@ export const HTTP_ERROR_CODES = {
   INVALID_REQUEST: { status: 400, fix: 'Fix the field the message names; the OpenAPI document at /docs/json has every schema.' },
   INVALID_JSON: { status: 400, fix: 'Send a well-formed JSON body with `content-type: application/json`.' },
   BODY_TOO_DEEP: { status: 400, fix: `Send flatter JSON: arrays and objects nested at most ${MAX_BODY_DEPTH} levels (a program nests deeper in its code, a string).` },
+  MALFORMED_REQUEST: { status: 400, fix: 'Send well-formed HTTP/1.1 (a valid request line and headers, and Content-Length or Transfer-Encoding, never both); the server closes the connection after this answer.' },
   UNAUTHORIZED: { status: 401, fix: 'Send `authorization: Bearer <token>` with the token the server was started with (PTC_TOKEN).' },
   FORBIDDEN_HOST: { status: 403, fix: 'Call the service by a name it answers to (bound to loopback: localhost, 127.0.0.1, [::1]), or add the name to allowedHosts.' },
   FORBIDDEN_ORIGIN: { status: 403, fix: 'Call the service from its own origin or a server-side client, or add the origin host to allowedHosts.' },
@@ -20,10 +22,12 @@ export const HTTP_ERROR_CODES = {
   CALL_ID_IN_USE: { status: 409, fix: 'Use a fresh callId, or omit it to get a random one.' },
   RUN_NOT_PAUSED: { status: 409, fix: 'The run is not waiting for a decision (decided already, resuming, or rolled back): read it with GET /v1/runs/:callId; nothing was changed.' },
   JOURNAL_CORRUPT: { status: 500, fix: "The paused run's stored journal cannot be read; nothing ran: start the work again as a new run. Operators: see the file under <data dir>/journals." },
+  REQUEST_TIMEOUT: { status: 408, fix: 'Send the headers and body within receiveTimeoutMs (30 s by default); the server closes the connection after this answer.' },
   BODY_TOO_LARGE: { status: 413, fix: 'Send a smaller body (shorter code or arguments), or raise bodyLimit in the config.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'Send the body as `content-type: application/json`.' },
   RATE_LIMITED: { status: 429, fix: 'Wait for the number of seconds in Retry-After, then retry.' },
   TOO_MANY_RUNS: { status: 429, fix: 'Wait for one of your runs to finish (Retry-After), or raise maxConcurrentRunsPerClient.' },
+  HEADERS_TOO_LARGE: { status: 431, fix: 'Send a shorter URL and fewer or shorter headers (16 KiB together, unless Node runs with another --max-http-header-size); the server closes the connection after this answer.' },
   INTERNAL: { status: 500, fix: 'A server bug: the server log has the details.' },
   STORAGE_QUOTA: { status: 507, fix: 'The session or tenant holds its quota of session logs (retention.maxSessionBytes, retention.maxTenantBytes): start a new session, wait for old logs to expire (retention.maxAgeDays), or raise the quota.' },
   UNDER_PRESSURE: { status: 503, fix: 'The server is overloaded: retry after Retry-After seconds.' },
@@ -142,4 +146,52 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   const retryAfter = reply.getHeader('retry-after');
   if ((mapped.statusCode === 429 || mapped.statusCode === 503) && retryAfter === undefined) reply.header('retry-after', '1');
   return reply.code(mapped.statusCode).type('application/json; charset=utf-8').send(errorBody(mapped.statusCode, mapped.code, mapped.message));
+}
+
+/**
+ * Fastify's `clientErrorHandler` (Node's 'clientError'): a request Node could
+ * not parse (conflicting or malformed framing, a bad request line or header),
+ * headers over the size limit, or a request not received within
+ * receiveTimeoutMs. No route and no hook runs for it: it is answered here, in
+ * the catalogue's shape, and the connection is closed, since the bytes that
+ * follow cannot be trusted to start a request. Nothing the client sent is
+ * echoed. Nothing is written when the socket is gone or a response on it has
+ * begun (bytes mid-response would corrupt it), as Node itself does.
+ */
+export function answerClientError(error: Error & { code?: string; reason?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && inFlight?.headersSent !== true) {
+    const mapped = clientErrorOf(error);
+    const body = JSON.stringify(errorBody(mapped.statusCode, mapped.code, mapped.message));
+    socket.write(
+      `HTTP/1.1 ${mapped.statusCode} ${STATUS_CODES[mapped.statusCode]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
+}
+
+function clientErrorOf(error: { code?: string; reason?: string }): HttpError {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new HttpError('REQUEST_TIMEOUT', 'the request (headers and body) did not arrive within receiveTimeoutMs: send it faster, or in smaller pieces');
+    case 'HPE_HEADER_OVERFLOW':
+      return new HttpError('HEADERS_TOO_LARGE', 'the URL and headers are larger than the server accepts: send a shorter URL and fewer or shorter headers');
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+      return new HttpError('MALFORMED_REQUEST', `the request's body framing is invalid (${reasonOf(error)}): send one Content-Length, or Transfer-Encoding: chunked, never both`);
+    default:
+      return new HttpError('MALFORMED_REQUEST', `the request is not well-formed HTTP/1.1 (${reasonOf(error)}): fix its request line and headers`);
+  }
+}
+
+/** llhttp's reason (a fixed phrase such as "Invalid method encountered"), never bytes of the request; else its code. */
+function reasonOf(error: { code?: string; reason?: string }): string {
+  if (typeof error.reason === 'string' && /^[A-Za-z0-9 ,.'-]{1,100}$/.test(error.reason)) return error.reason;
+  return typeof error.code === 'string' && /^[A-Z0-9_]{1,64}$/.test(error.code) ? error.code : 'unparsable';
 }

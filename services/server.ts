@@ -14,7 +14,7 @@ import { clientKeyOf } from './tenancy.ts';
 import { ConfigError, assertWorkspaceApart, isLoopbackHost, type PtcConfig } from './config.ts';
 import { capConnections, createHostCheck, lingerOnClose, refuseOverCap, type ConnectionGate } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
-import { HttpError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
+import { HttpError, answerClientError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
 import { registerMcpRoutes, type McpRoutes } from './mcp-http.ts';
 import { createMetrics } from './metrics.ts';
@@ -90,6 +90,8 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
     // Closing is answered by our own hook below, in the catalogue's shape.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // What Node cannot parse (conflicting framing, a bad header), over-large headers, a 408: answered in the catalogue's shape.
+    clientErrorHandler: answerClientError,
   });
   const gate = capConnections(app.server, config, app.log);
   lingerOnClose(app, { maxBytes: 4 * config.bodyLimit, timeoutMs: config.receiveTimeoutMs });

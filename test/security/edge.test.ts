@@ -128,6 +128,8 @@ describe('slow bodies', () => {
     expect(ok.status).toBe(200);
     for (const { response, bytesSent } of dropped) {
       expect(response).toMatch(/^HTTP\/1\.1 408 /);
+      expect(response).toMatch(/\r\nConnection: close\r\n/);
+      expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 408, code: 'REQUEST_TIMEOUT', error: 'Request Timeout' });
       // Closed mid-body: nowhere near the announced million bytes.
       expect(bytesSent).toBeLessThan(1_000_000);
     }

@@ -5,7 +5,8 @@
  * outside the data dir. Raw node:http requests, so paths and bytes reach the
  * server exactly as written (fetch would normalise `%2e%2e`).
  */
-import { request as httpRequest } from 'node:http';
+import { STATUS_CODES, request as httpRequest } from 'node:http';
+import net from 'node:net';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +35,25 @@ function send(method: string, rawPath: string, body?: Buffer | string, headers: 
     if (body !== undefined) req.end(body);
     else req.end();
   });
+}
+
+/** Writes `bytes` on a fresh socket; resolves with everything the server sent once it closed the connection. */
+function sendRaw(bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(origin.port), origin.hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+  });
+}
+
+/** A raw HTTP/1.1 response: status, lower-cased headers, body. */
+function parseRaw(response: string): { status: number; headers: Record<string, string>; body: string } {
+  const end = response.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = response.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine!)?.[1]), headers, body: response.slice(end + 4) };
 }
 
 async function listTree(root: string): Promise<string[]> {
@@ -121,6 +141,40 @@ describe('bad HTTP input', () => {
     expect(body.message).toMatch(bad.says);
     expect(response.body).not.toMatch(HOST_LEAK);
     expect(response.body).not.toMatch(/\n\s+at /);
+  });
+
+  // Node refuses these before any route or hook runs; the answer is still the catalogue's, and the connection is closed.
+  it.each([
+    {
+      name: 'both Transfer-Encoding and Content-Length',
+      bytes: 'POST /v1/run HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+      status: 400,
+      code: 'MALFORMED_REQUEST',
+      message: "the request's body framing is invalid (Content-Length can't be present with Transfer-Encoding): send one Content-Length, or Transfer-Encoding: chunked, never both",
+    },
+    {
+      name: 'a request line that is not HTTP',
+      bytes: 'SECRET-9f2c /v1/run HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      status: 400,
+      code: 'MALFORMED_REQUEST',
+      message: 'the request is not well-formed HTTP/1.1 (Invalid method encountered): fix its request line and headers',
+    },
+    {
+      name: 'headers over the size limit',
+      bytes: `GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: SECRET-9f2c${'x'.repeat(20_000)}\r\n\r\n`,
+      status: 431,
+      code: 'HEADERS_TOO_LARGE',
+      message: 'the URL and headers are larger than the server accepts: send a shorter URL and fewer or shorter headers',
+    },
+  ])('answers $name in the documented shape and closes the connection', async ({ bytes, status, code, message }) => {
+    const raw = await sendRaw(bytes);
+    const response = parseRaw(raw);
+    expect(response.status, raw).toBe(status);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers.connection).toBe('close');
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
+    expect(JSON.parse(response.body)).toEqual({ statusCode: status, code, error: STATUS_CODES[status], message });
+    expect(raw).not.toContain('SECRET-9f2c');
   });
 
   it('a 128-character session id (the longest allowed) is written and read back', async () => {
