@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProbeRouteConfig } from './auth.ts';
-import { HttpError } from './http-errors.ts';
+import { HttpError, MAX_PATH_PARAM_LENGTH, paramTooLong } from './http-errors.ts';
 
 /** Names that only reach this machine: always accepted when bound to loopback. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -103,6 +103,22 @@ function normaliseHost(host: string, defaultPort: string): string | undefined {
     return url.port === '' || url.port === defaultPort ? url.hostname : `${url.hostname}:${url.port}`;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * An onRequest hook, after auth: a path parameter (an id, a tool name) over
+ * {@link MAX_PATH_PARAM_LENGTH} characters is answered 414
+ * `PARAM_TOO_LONG`. Here rather than in the router (Fastify's
+ * `maxParamLength`, set past any URL Node accepts), whose refusal runs no
+ * hook: a client without a token gets 401 for it, as for a 404 or a 413.
+ */
+export async function refuseLongParams(request: FastifyRequest): Promise<void> {
+  const params = request.params as Record<string, unknown> | undefined;
+  if (params === undefined || params === null) return;
+  for (const [name, value] of Object.entries(params)) {
+    // `*` is the not-found route's whole path, not a parameter: a long unknown path stays a 404.
+    if (name !== '*' && typeof value === 'string' && value.length > MAX_PATH_PARAM_LENGTH) throw paramTooLong();
   }
 }
 

@@ -24,6 +24,7 @@ export const HTTP_ERROR_CODES = {
   JOURNAL_CORRUPT: { status: 500, fix: "The paused run's stored journal cannot be read; nothing ran: start the work again as a new run. Operators: see the file under <data dir>/journals." },
   REQUEST_TIMEOUT: { status: 408, fix: 'Send the headers and body within receiveTimeoutMs (30 s by default); the server closes the connection after this answer.' },
   BODY_TOO_LARGE: { status: 413, fix: 'Send a smaller body (shorter code or arguments), or raise bodyLimit in the config.' },
+  PARAM_TOO_LONG: { status: 414, fix: 'Use a shorter id in the path: session and call ids are at most 128 characters, tool names at most 256.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, fix: 'Send the body as `content-type: application/json`.' },
   RATE_LIMITED: { status: 429, fix: 'Wait for the number of seconds in Retry-After, then retry.' },
   TOO_MANY_RUNS: { status: 429, fix: 'Wait for one of your runs to finish (Retry-After), or raise maxConcurrentRunsPerClient.' },
@@ -43,6 +44,9 @@ export const HTTP_ERROR_CODES = {
 } as const;
 
 export type HttpErrorCode = keyof typeof HTTP_ERROR_CODES;
+
+/** The longest path parameter, in characters (a tool name; ids are at most 128): a longer one answers 414 `PARAM_TOO_LONG`. */
+export const MAX_PATH_PARAM_LENGTH = 256;
 
 /** Thrown by handlers and hooks; rendered by {@link sendError}. */
 export class HttpError extends Error {
@@ -88,6 +92,11 @@ interface AjvLikeError {
   params: Record<string, unknown>;
 }
 
+/** 414 `PARAM_TOO_LONG`: says what was too long without echoing it. */
+export function paramTooLong(): HttpError {
+  return new HttpError('PARAM_TOO_LONG', `a path parameter is longer than ${MAX_PATH_PARAM_LENGTH} characters: use a shorter id (at most 128 characters) or tool name`);
+}
+
 /** Maps any error to the catalogue; unknown errors become a bare 500 (details only in the log). */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
@@ -103,6 +112,11 @@ export function toHttpError(error: unknown): HttpError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new HttpError('INVALID_JSON', 'the body is not valid JSON: send one JSON object');
+    // The router's own refusals (Fastify's frameworkErrors): their messages would echo the path.
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return paramTooLong();
+    case 'FST_ERR_BAD_URL':
+      return new HttpError('INVALID_REQUEST', 'the path has an invalid percent-encoding: encode each path segment with encodeURIComponent');
   }
   if (e.statusCode === 400 && error instanceof SyntaxError) {
     return new HttpError('INVALID_JSON', 'the body is not valid JSON: send one JSON object');

@@ -7,12 +7,13 @@
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
+import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { ProbeRouteConfig } from './auth.ts';
 import { createBearerAuth } from './auth.ts';
 import { clientKeyOf } from './tenancy.ts';
 import { ConfigError, assertWorkspaceApart, isLoopbackHost, type PtcConfig } from './config.ts';
-import { capConnections, createHostCheck, lingerOnClose, refuseOverCap, type ConnectionGate } from './edge.ts';
+import { capConnections, createHostCheck, lingerOnClose, refuseLongParams, refuseOverCap, type ConnectionGate } from './edge.ts';
 import { createCore, type CoreOptions, type PtcCore } from './core.ts';
 import { HttpError, answerClientError, errorBody, sendError, type ErrorBody } from './http-errors.ts';
 import { createMcpCatalog } from './mcp-catalog.ts';
@@ -73,8 +74,12 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     },
     bodyLimit: config.bodyLimit,
-    // Ids may be 128 characters (route-schemas ID_PATTERN), tool names 256: Fastify's default (100) answered 414.
-    routerOptions: { maxParamLength: 256 },
+    // No parameter is longer than the URL Node accepts (its header size limit covers the request
+    // line): the router never refuses one itself, as its refusal would run before auth. A hook
+    // after auth answers 414 PARAM_TOO_LONG past MAX_PATH_PARAM_LENGTH (edge.ts).
+    routerOptions: { maxParamLength: maxHeaderSize },
+    // The router's refusals (a bad percent-encoding), in the catalogue's shape.
+    frameworkErrors: sendError,
     // Node measures requestTimeout (and headersTimeout) only until the request
     // is received, not while it runs: a trickled body is cut off (408) after
     // receiveTimeoutMs, a 10-minute run is not. Connections are checked at a
@@ -225,6 +230,8 @@ async function mountRoutes(
     errorResponseBuilder: (_request, context) =>
       new HttpError('RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} reached: retry after the Retry-After seconds`),
   });
+  // After auth and the rate limit, as any route's answer.
+  app.addHook('onRequest', refuseLongParams);
   // Start-up (module compiles, warm isolates) blocks the loop for a while:
   // its lag is not load, so shedding starts a little after listen.
   let sheddingFrom = Number.POSITIVE_INFINITY;

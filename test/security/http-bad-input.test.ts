@@ -114,6 +114,7 @@ const CASES: BadInput[] = [
   ...['..%2Fx', '%2e%2e%2F%2e%2e%2Fetc', 'a%00b', 'a%0Ab', 'a%20b', 'a.b', 'x'.repeat(129)].map(
     (id): BadInput => ({ name: `GET /v1/sessions/${id.slice(0, 24)}/events`, method: 'GET', path: `/v1/sessions/${id}/events`, status: 400, code: 'INVALID_REQUEST', says: /params\.id/ }),
   ),
+  { name: 'a bad percent-encoding in the path', method: 'GET', path: '/v1/sessions/%zz/events', status: 400, code: 'INVALID_REQUEST', says: /invalid percent-encoding: encode each path segment/ },
   ...['..%2Fx', 'a%00b', '%2e%2e'].map(
     (id): BadInput => ({ name: `DELETE /v1/runs/${id}`, method: 'DELETE', path: `/v1/runs/${id}`, status: 400, code: 'INVALID_REQUEST', says: /params\.callId/ }),
   ),
@@ -141,6 +142,23 @@ describe('bad HTTP input', () => {
     expect(body.message).toMatch(bad.says);
     expect(response.body).not.toMatch(HOST_LEAK);
     expect(response.body).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    ['GET', `/v1/sessions/${'b'.repeat(300)}/events`],
+    ['GET', `/v1/runs/${'c'.repeat(2000)}`],
+    ['POST', `/v1/tools/${'t'.repeat(257)}`],
+  ])('answers %s with a path parameter over 256 characters 414 PARAM_TOO_LONG, without echoing the path', async (method, rawPath) => {
+    const response = await send(method, rawPath, method === 'POST' ? '{}' : undefined, method === 'POST' ? JSON_TYPE : {});
+    expect(response.status, response.body).toBe(414);
+    expect(response.type).toMatch(/^application\/json/);
+    expect(JSON.parse(response.body)).toEqual({
+      statusCode: 414,
+      code: 'PARAM_TOO_LONG',
+      error: 'URI Too Long',
+      message: 'a path parameter is longer than 256 characters: use a shorter id (at most 128 characters) or tool name',
+    });
+    expect(response.body).not.toMatch(/bbbb|cccc|tttt|\/v1\//);
   });
 
   // Node refuses these before any route or hook runs; the answer is still the catalogue's, and the connection is closed.

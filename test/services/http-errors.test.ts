@@ -18,6 +18,15 @@ describe('HTTP error catalogue', () => {
     expect(mapped.message).not.toContain('/etc');
   });
 
+  // Fastify's frameworkErrors: the router's refusals, whose own messages echo the path.
+  it("maps the router's refusals without echoing the path", () => {
+    const tooLong = toHttpError(Object.assign(new Error(`'/v1/sessions/${'b'.repeat(300)}/events' is exceeding the max param length`), { code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 }));
+    expect([tooLong.statusCode, tooLong.code, tooLong.message]).toEqual([414, 'PARAM_TOO_LONG', 'a path parameter is longer than 256 characters: use a shorter id (at most 128 characters) or tool name']);
+    const badUrl = toHttpError(Object.assign(new Error("'/v1/sessions/%zz/events' is not a valid url component"), { code: 'FST_ERR_BAD_URL', statusCode: 400 }));
+    expect([badUrl.statusCode, badUrl.code]).toEqual([400, 'INVALID_REQUEST']);
+    expect(badUrl.message).not.toContain('/v1/');
+  });
+
   // The catalogue of validation sentences: the route tests check only the code and the field.
   it('names fields in validation messages', () => {
     expect(

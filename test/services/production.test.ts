@@ -29,6 +29,10 @@ describe('auth', () => {
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
     const ok = await fetch(`${url}/v1/tools`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(ok.status).toBe(200);
+    // A path parameter past its limit is refused after auth, as a 404 or a 413 is: without the token, 401.
+    const longParam = `${url}/v1/sessions/${'b'.repeat(300)}/events`;
+    expect(await json(fetch(longParam))).toMatchObject({ statusCode: 401, code: 'UNAUTHORIZED' });
+    expect(await json(fetch(longParam, { headers: { authorization: `Bearer ${TOKEN}` } }))).toMatchObject({ statusCode: 414, code: 'PARAM_TOO_LONG' });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     // Without a token too; it says 503 until the sandbox has warmed up (slow on a loaded machine).
     await expect.poll(async () => (await fetch(`${url}/readyz`)).status, { timeout: 20_000 }).toBe(200);
