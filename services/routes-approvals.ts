@@ -9,14 +9,14 @@ import { PtcError } from '../src/errors.ts';
 import { HttpError } from './http-errors.ts';
 import type { DurableControls, PtcPluginOptions } from './plugin.ts';
 import { APPROVALS_SCHEMA, ROLLBACK_SCHEMA } from './route-schemas.ts';
-import { tenantOf } from './tenancy.ts';
+import { tenantOf, type TenantScope } from './tenancy.ts';
 
 export function registerApprovalRoutes(app: FastifyInstance, options: PtcPluginOptions): void {
   const durable = durableControls(options);
 
   app.get('/v1/approvals', { schema: APPROVALS_SCHEMA }, async (request) => {
     const tenant = tenantOf(request);
-    const paused = await asHttp(() => durable().pending(tenant.inner('', 'callId')));
+    const paused = await asHttp(tenant, () => durable().pending(tenant.inner('', 'callId')));
     return {
       approvals: paused.map((run) => ({
         callId: tenant.outer(run.callId),
@@ -32,7 +32,7 @@ export function registerApprovalRoutes(app: FastifyInstance, options: PtcPluginO
   app.post('/v1/runs/:callId/rollback', { schema: ROLLBACK_SCHEMA }, async (request) => {
     const { callId } = request.params as { callId: string };
     const tenant = tenantOf(request);
-    const report = await asHttp(() => durable().rollback(tenant.inner(callId, 'callId')));
+    const report = await asHttp(tenant, () => durable().rollback(tenant.inner(callId, 'callId')));
     return { ...report, callId };
   });
 }
@@ -50,25 +50,27 @@ export function durableControls(options: PtcPluginOptions): () => DurableControl
 }
 
 /** Runs a durable-run operation, turning its `PtcError`s into the HTTP errors that say the same. */
-export async function asHttp<T>(operation: () => Promise<T>): Promise<T> {
+export async function asHttp<T>(tenant: TenantScope, operation: () => Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
-    throw httpErrorOf(error);
+    throw httpErrorOf(error, tenant);
   }
 }
 
-export function httpErrorOf(error: unknown): unknown {
+/** A durable-run `PtcError` as the HTTP error that says the same, naming the ids the client sent (never the stored ones); any other error as is. */
+export function httpErrorOf(error: unknown, tenant: TenantScope): unknown {
   if (!(error instanceof PtcError)) return error;
+  const message = tenant.outerMessage(error.message);
   switch (error.code) {
     case 'RUN_NOT_FOUND':
-      return new HttpError('RUN_NOT_FOUND', error.message);
+      return new HttpError('RUN_NOT_FOUND', message);
     case 'RUN_NOT_PAUSED':
-      return new HttpError('RUN_NOT_PAUSED', error.message);
+      return new HttpError('RUN_NOT_PAUSED', message);
     case 'JOURNAL_CORRUPT':
-      return new HttpError('JOURNAL_CORRUPT', error.message);
+      return new HttpError('JOURNAL_CORRUPT', message);
     case 'INVALID_ARGS':
-      return new HttpError('INVALID_REQUEST', error.message);
+      return new HttpError('INVALID_REQUEST', message);
     default:
       return error;
   }

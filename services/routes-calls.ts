@@ -86,7 +86,8 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
   const findPausedRun = async (request: FastifyRequest): Promise<void> => {
     const { callId } = request.params as { callId: string };
     // Checked before a stream opens, so the common refusals are plain 404/409 answers; the claim inside `decide` is the real arbiter.
-    const status = await asHttp(() => durable().durableStatus(tenantOf(request).inner(callId, 'callId')));
+    const tenant = tenantOf(request);
+    const status = await asHttp(tenant, () => durable().durableStatus(tenant.inner(callId, 'callId')));
     if (status === undefined) throw new HttpError('RUN_NOT_FOUND', `no paused run has callId "${callId}"`);
     if (status.status !== 'paused') throw new HttpError('RUN_NOT_PAUSED', `run "${callId}" is ${status.status}, not waiting for a decision; nothing was changed`);
     decidedSessions.set(request, status.sessionId);
@@ -111,7 +112,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
         try {
           return asExecutionResult(await controls.decide(stored, decision, { signal, claimed: record }));
         } catch (error) {
-          throw httpErrorOf(error);
+          throw httpErrorOf(error, tenant);
         }
       },
     }).catch((error: unknown) => {
@@ -141,7 +142,7 @@ export function registerCallRoutes(app: FastifyInstance, options: PtcPluginOptio
     const stored = tenant.inner(callId, 'callId');
     const record = await databaseCall(() => ledger.get(stored));
     // A paused run is told by its journal, which outlives a restart (and the ledger's memory).
-    const paused = record?.state === 'running' || options.codeMode.durableStatus === undefined ? undefined : await asHttp(() => durable().durableStatus(stored));
+    const paused = record?.state === 'running' || options.codeMode.durableStatus === undefined ? undefined : await asHttp(tenant, () => durable().durableStatus(stored));
     if (paused?.status === 'paused') {
       return {
         callId,

@@ -50,7 +50,7 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
       try {
         await sessions.readPage(stored, { after, limit: 1 });
       } catch (error) {
-        if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', error.message);
+        if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', tenant.outerMessage(error.message));
         throw new HttpError('EVENT_LOG_UNAVAILABLE', `the log of session ${id} cannot be read right now: retry later; the server log has the cause`);
       }
       return followSessionEvents(request, reply, {
@@ -67,7 +67,7 @@ export function registerInfoRoutes(app: FastifyInstance, options: PtcPluginOptio
     try {
       page = await sessions.readPage(tenant.inner(id, 'id'), { after, limit });
     } catch (error) {
-      if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', error.message);
+      if (error instanceof RangeError) throw new HttpError('INVALID_REQUEST', tenant.outerMessage(error.message));
       request.log.error({ err: error, sessionId: id }, 'a session log could not be read');
       throw new HttpError('EVENT_LOG_UNAVAILABLE', `the log of session ${id} cannot be read right now: retry later; the server log has the cause`);
     }

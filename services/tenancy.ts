@@ -27,6 +27,12 @@ export interface TenantScope {
   inner(id: string, field: string): string;
   /** A stored id → the client's id. */
   outer(id: string): string;
+  /**
+   * A message naming stored ids → the same message naming the client's. The
+   * code mode's errors (RUN_NOT_FOUND, RUN_NOT_PAUSED, JOURNAL_CORRUPT) know
+   * only stored ids, and quote them as JSON: `"acme_c1"` becomes `"c1"`.
+   */
+  outerMessage(message: string): string;
   event<E extends SessionLogEvent>(event: E): E;
   response(body: CallResponse): CallResponse;
 }
@@ -80,6 +86,7 @@ const SINGLE: TenantScope = {
   name: undefined,
   inner: (id) => id,
   outer: (id) => id,
+  outerMessage: (message) => message,
   event: (event) => event,
   response: (body) => body,
 };
@@ -110,6 +117,8 @@ function prefixed(name: string): TenantScope {
       return prefix + id;
     },
     outer,
+    // Ids are letters, digits, `_` and `-`, so a quoted stored id is `"` + prefix + id + `"`.
+    outerMessage: (message) => message.replaceAll(`"${prefix}`, '"'),
     event,
     response: (body) => {
       const translated: CallResponse = { ...body, callId: outer(body.callId), sessionId: outer(body.sessionId), events: body.events.map(event) };

@@ -3,6 +3,8 @@
  * and decided (JSON and SSE), survives a restart of the server on the same data folder, and is
  * rolled back; tenants see only their own paused runs.
  */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeMode } from '../../src/code-mode/code-mode.ts';
 import { json, post, readSse, startServer, tempDir, type Running } from './helpers.ts';
@@ -16,6 +18,35 @@ afterEach(async () => {
 const gated = { approvals: [{ tools: 'write', when: 'always' as const }] };
 const PROGRAM = `await tools.write({ file_path: 'a.txt', content: 'hi' });\nreturn (await tools.read({ file_path: 'a.txt' })).lines[0].text;`;
 const get = (url: string, headers: Record<string, string> = {}) => json(fetch(url, { headers }));
+
+/**
+ * Makes the next `durableStatus` read hold its (paused) answer until `release`: a decision that
+ * passed its pre-check then finds the run decided by another. `checked` resolves once it read.
+ */
+function holdNextStatusRead(server: Running['server']): { checked: Promise<void>; release: () => void } {
+  const codeMode = server.core.codeMode as { durableStatus: CodeMode['durableStatus'] };
+  const original = codeMode.durableStatus;
+  let checked!: () => void;
+  const read = new Promise<void>((resolve) => (checked = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  codeMode.durableStatus = async (callId) => {
+    codeMode.durableStatus = original;
+    const status = await original(callId);
+    checked();
+    await held;
+    return status;
+  };
+  return { checked: read, release };
+}
+
+const ACME_TOKEN = 'acme-token-0123456789';
+const acme = { authorization: `Bearer ${ACME_TOKEN}` };
+/** An error answer as [statusCode, code, message]. */
+const refusal = async (response: Promise<Response>) => {
+  const body = await json(response);
+  return [body.statusCode, body.code, body.message];
+};
 
 describe('durable runs over HTTP', () => {
   it('pauses POST /v1/run, lists it, answers 400/404 for bad decisions, resumes on approval and then answers 409', async () => {
@@ -76,21 +107,9 @@ describe('durable runs over HTTP', () => {
     const { url, server } = running;
     await json(post(`${url}/v1/run`, { code: PROGRAM, callId: 'c6' }));
     // The loser's pre-check reads the run paused, then waits while the winner claims, resumes and ends it.
-    const codeMode = server.core.codeMode as { durableStatus: CodeMode['durableStatus'] };
-    const original = codeMode.durableStatus;
-    let checked!: () => void;
-    const loserChecked = new Promise<void>((resolve) => (checked = resolve));
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    codeMode.durableStatus = async (callId) => {
-      codeMode.durableStatus = original;
-      const status = await original(callId);
-      checked();
-      await held;
-      return status;
-    };
+    const { checked, release } = holdNextStatusRead(server);
     const loser = post(`${url}/v1/runs/c6/decision`, { decision: 'deny' });
-    await loserChecked;
+    await checked;
     expect(await json(post(`${url}/v1/runs/c6/decision`, { decision: 'approve' }))).toMatchObject({ isError: false, value: { result: 'hi' } });
     expect(await get(`${url}/v1/runs/c6`)).toMatchObject({ state: 'ok' });
     release();
@@ -140,5 +159,45 @@ describe('durable runs over HTTP', () => {
     expect(await get(`${url}/v1/approvals`, globex)).toEqual({ approvals: [] });
     expect(await json(post(`${url}/v1/runs/c4/decision`, { decision: 'approve' }, globex))).toMatchObject({ statusCode: 404 });
     expect(await json(post(`${url}/v1/runs/c4/decision`, { decision: 'approve' }, acme))).toMatchObject({ value: { result: 'hi' } });
+  });
+
+  it("names the id the client sent, never the tenant's stored one, in the refusals of rollback, decision and GET", async () => {
+    running = await startServer({ ...gated, tenants: [{ name: 'acme', token: ACME_TOKEN }] });
+    const { url, config } = running;
+    expect(await refusal(post(`${url}/v1/runs/nosuch/rollback`, {}, acme))).toEqual([404, 'RUN_NOT_FOUND', 'no paused or resumed run has callId "nosuch"']);
+    expect(await refusal(post(`${url}/v1/runs/nosuch/decision`, { decision: 'approve' }, acme))).toEqual([404, 'RUN_NOT_FOUND', 'no paused run has callId "nosuch"']);
+
+    await json(post(`${url}/v1/run`, { code: PROGRAM, callId: 'pausedacme' }, acme));
+    expect(await json(post(`${url}/v1/runs/pausedacme/rollback`, {}, acme))).toMatchObject({ callId: 'pausedacme' });
+    expect(await refusal(post(`${url}/v1/runs/pausedacme/rollback`, {}, acme))).toEqual([
+      409,
+      'RUN_NOT_PAUSED',
+      'run "pausedacme" is rolled-back and cannot be rolled back: it is resuming, or was rolled back already; nothing was changed',
+    ]);
+    expect(await refusal(post(`${url}/v1/runs/pausedacme/decision`, { decision: 'approve' }, acme))).toEqual([
+      409,
+      'RUN_NOT_PAUSED',
+      'run "pausedacme" is rolled-back, not waiting for a decision; nothing was changed',
+    ]);
+
+    // A journal that cannot be read, on each route that reads it.
+    await json(post(`${url}/v1/run`, { code: PROGRAM, callId: 'broken' }, acme));
+    await writeFile(path.join(config.dataDir, 'journals', 'acme_broken.json'), '{');
+    const corrupt = [500, 'JOURNAL_CORRUPT', 'the journal of run "broken" cannot be read (it is not JSON: truncated or overwritten); nothing was run: start the work again as a new run'];
+    expect(await refusal(fetch(`${url}/v1/runs/broken`, { headers: acme }))).toEqual(corrupt);
+    expect(await refusal(post(`${url}/v1/runs/broken/decision`, { decision: 'approve' }, acme))).toEqual(corrupt);
+    expect(await refusal(post(`${url}/v1/runs/broken/rollback`, {}, acme))).toEqual(corrupt);
+  });
+
+  it("names the client's callId when a tenant's decision loses the race to another", async () => {
+    running = await startServer({ ...gated, tenants: [{ name: 'acme', token: ACME_TOKEN }] });
+    const { url, server } = running;
+    await json(post(`${url}/v1/run`, { code: PROGRAM, callId: 'c7' }, acme));
+    const { checked, release } = holdNextStatusRead(server);
+    const loser = post(`${url}/v1/runs/c7/decision`, { decision: 'deny' }, acme);
+    await checked;
+    expect(await json(post(`${url}/v1/runs/c7/decision`, { decision: 'approve' }, acme))).toMatchObject({ isError: false, value: { result: 'hi' } });
+    release();
+    expect(await refusal(loser)).toEqual([409, 'RUN_NOT_PAUSED', 'run "c7" is finished and cannot be decided: it is not paused (decided already, or resuming); nothing was changed']);
   });
 });
