@@ -308,11 +308,13 @@ async function decideRun(
   const read = readDecideArgs(args);
   if (typeof read === 'string') return failure(read);
   const { callId, decision } = read;
+  // The code mode's messages name the stored id: the client reads its own.
+  const shown = (message: string) => options.tenant?.outerMessage(message) ?? message;
   let status;
   try {
     status = await durable.codeMode.durableStatus(storedCallId(options, callId));
   } catch (error) {
-    return failure(error instanceof PtcError ? error.message : 'the paused run could not be read');
+    return failure(error instanceof PtcError ? shown(error.message) : 'the paused run could not be read');
   }
   if (status === undefined || (durable.ownRunsOnly === true && status.sessionId !== options.sessionId)) {
     return failure(`no paused run has callId ${JSON.stringify(callId.slice(0, 200))}: pass the callId of a paused run_code result`);
@@ -324,7 +326,10 @@ async function decideRun(
       return asExecutionResult(await durable.codeMode.decide(storedCallId(options, callId), { ...decision, by: 'mcp client' }, { signal: runSignal }));
     } catch (error) {
       // Another decision won the race, or the journal cannot be read: the client reads why.
-      if (error instanceof PtcError) return { isError: true, content: [{ type: 'text', text: error.message }], error: { message: error.message, info: { name: error.name, code: error.code } } };
+      if (error instanceof PtcError) {
+        const message = shown(error.message);
+        return { isError: true, content: [{ type: 'text', text: message }], error: { message, info: { name: error.name, code: error.code } } };
+      }
       throw error;
     }
   };

@@ -1,10 +1,14 @@
 /**
  * Durable runs over HTTP on a real server: a gated call pauses POST /v1/run, the run is listed
  * and decided (JSON and SSE), survives a restart of the server on the same data folder, and is
- * rolled back; tenants see only their own paused runs.
+ * rolled back; tenants see only their own paused runs, and every refusal (HTTP or /mcp) names the
+ * callId the tenant sent, never its stored, prefixed form.
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CodeMode } from '../../src/code-mode/code-mode.ts';
 import { json, post, readSse, startServer, tempDir, type Running } from './helpers.ts';
@@ -199,5 +203,35 @@ describe('durable runs over HTTP', () => {
     expect(await json(post(`${url}/v1/runs/c7/decision`, { decision: 'approve' }, acme))).toMatchObject({ isError: false, value: { result: 'hi' } });
     release();
     expect(await refusal(loser)).toEqual([409, 'RUN_NOT_PAUSED', 'run "c7" is finished and cannot be decided: it is not paused (decided already, or resuming); nothing was changed']);
+  });
+
+  it("names the client's callId in decide_run's refusals on /mcp", async () => {
+    running = await startServer({ ...gated, tenants: [{ name: 'acme', token: ACME_TOKEN }] });
+    const { url, server, config } = running;
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers: acme } }));
+    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const pause = async () => ((await call('run_code', { code: PROGRAM })).structuredContent as { paused: { callId: string } }).paused.callId;
+    const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+    try {
+      // Decided over HTTP between decide_run's read and its claim.
+      const raced = await pause();
+      const { checked, release } = holdNextStatusRead(server);
+      const loser = call('decide_run', { callId: raced, decision: 'deny' });
+      await checked;
+      expect(await json(post(`${url}/v1/runs/${raced}/decision`, { decision: 'approve' }, acme))).toMatchObject({ isError: false });
+      release();
+      const refused = await loser;
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toBe(`run "${raced}" is finished and cannot be decided: it is not paused (decided already, or resuming); nothing was changed`);
+
+      const broken = await pause();
+      await writeFile(path.join(config.dataDir, 'journals', `acme_${broken}.json`), '{');
+      const corrupt = await call('decide_run', { callId: broken, decision: 'approve' });
+      expect(corrupt.isError).toBe(true);
+      expect(textOf(corrupt)).toBe(`the journal of run "${broken}" cannot be read (it is not JSON: truncated or overwritten); nothing was run: start the work again as a new run`);
+    } finally {
+      await client.close();
+    }
   });
 });
