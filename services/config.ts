@@ -3,7 +3,7 @@
  * Relative paths in the file resolve against the file's folder; relative
  * paths from the environment or flags resolve against the working directory.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as z from 'zod/v4';
@@ -342,7 +342,8 @@ export function assertWorkspaceApart(config: Pick<PtcConfig, 'workspace' | 'data
   for (const [name, server] of Object.entries(config.mcpServers)) {
     if (!('command' in server)) continue;
     if (server.cwd !== undefined) loaded.push([`MCP server "${name}"'s working folder`, server.cwd]);
-    for (const arg of server.args ?? []) if (path.isAbsolute(arg) && existsSync(arg)) loaded.push([`MCP server "${name}"'s argument`, arg]);
+    // A file argument may be the server's script; a folder (the one a filesystem server serves, say) is data.
+    for (const arg of server.args ?? []) if (path.isAbsolute(arg) && isFile(arg)) loaded.push([`MCP server "${name}"'s file argument`, arg]);
   }
   loaded.push(["ptc-executor's own code", OWN_CODE]);
   for (const [what, target] of loaded) {
@@ -351,6 +352,14 @@ export function assertWorkspaceApart(config: Pick<PtcConfig, 'workspace' | 'data
       `${what} ${target} is inside the workspace ${config.workspace}: a program could change it through the file tools, and the server would load it at its next start. ` +
         'Point the workspace at a folder of its own (--workspace / PTC_WORKSPACE / workspace), apart from the configuration and the code the server runs',
     );
+  }
+}
+
+function isFile(target: string): boolean {
+  try {
+    return statSync(target).isFile();
+  } catch {
+    return false;
   }
 }
 

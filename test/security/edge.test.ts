@@ -9,7 +9,7 @@ import net from 'node:net';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../services/config.ts';
+import { assertWorkspaceApart, ConfigError, loadConfig } from '../../services/config.ts';
 import { createServer } from '../../services/server.ts';
 import { startServer, tempDir, type Running } from '../services/helpers.ts';
 
@@ -313,6 +313,20 @@ describe('what the server keeps and loads stays out of the workspace', () => {
     await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ openapi: { pets: { spec: './ws/pets.json' } } }));
     await expect(createServer(serverConfig(cwd, { workspace: 'ws', tools: './ws/tools.mjs' }))).rejects.toThrow(refusal('the tool module'));
     await expect(createServer(serverConfig(cwd, { workspace: 'ws' }))).rejects.toThrow(refusal('OpenAPI source "pets"\'s spec'));
+  });
+
+  it("refuses an MCP server's script in the workspace, not a folder it is given to serve", async () => {
+    const cwd = await tempDir();
+    await mkdir(path.join(cwd, 'ws'));
+    await writeFile(path.join(cwd, 'ws', 'server.mjs'), '');
+    const data = path.join(await tempDir(), 'data');
+    const withArgs = async (args: string[]) => {
+      await writeFile(path.join(cwd, 'ptc.config.json'), JSON.stringify({ mcpServers: { fs: { command: 'node', args } } }));
+      return serverConfig(cwd, { workspace: 'ws', data });
+    };
+    await expect(createServer(await withArgs(['./ws/server.mjs']))).rejects.toThrow(refusal('MCP server "fs"\'s file argument'));
+    const servesTheWorkspace = await withArgs(['./server.mjs', './ws']);
+    expect(() => assertWorkspaceApart(servesTheWorkspace)).not.toThrow();
   });
 
   it("refuses a workspace holding ptc-executor's own code", async () => {
