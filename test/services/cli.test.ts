@@ -4,6 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { GUEST_FREEZE_FLAGS } from '../../sandbox/guest-tiering.ts';
 import { ISOLATE_HOST_FLAGS } from '../../sandbox/host-flags.ts';
 import { FORCED_MARKING } from '../helpers/forced-marking.ts';
+import { buildProgram } from '../../services/cli-main.ts';
+import { loadConfig } from '../../services/config.ts';
+import { serveMcpStdio } from '../../services/mcp-stdio.ts';
 import { runCli, serveCli, type FinishedCli } from '../helpers/serve-cli.ts';
 import { post, readSse, tempDir } from './helpers.ts';
 
@@ -71,21 +74,21 @@ describe('ptc CLI', () => {
       expect(help.stdout).toContain(text);
     }
     // The serving commands take where they keep state; the others keep it in memory and do not offer it.
-    const mcp = await ptc(['mcp', '--help']);
-    for (const text of ['--data', 'PTC_DATA', '--database-url', 'PTC_DATABASE_URL', '--typings-budget']) expect(mcp.stdout).toContain(text);
-    const run = await ptc(['run', '--help']);
-    expect(run.stdout).not.toContain('--data');
-    expect(run.stdout).not.toContain('--database-url');
+    const helpOf = (name: string) => buildProgram().commands.find((command) => command.name() === name)?.helpInformation() ?? '';
+    for (const text of ['--data', 'PTC_DATA', '--database-url', 'PTC_DATABASE_URL', '--typings-budget']) expect(helpOf('mcp')).toContain(text);
+    for (const name of ['run', 'typings', 'tools']) expect(helpOf(name)).not.toMatch(/--data|--database-url/);
   });
 
-  it('ptc run and ptc mcp refuse a workspace holding the config file, exit 2', async () => {
+  it('ptc run and ptc mcp refuse a workspace holding the config file (ptc run: exit 2)', async () => {
     const cwd = await tempDir('ptc-cli-');
     await writeFile(path.join(cwd, 'ptc.config.json'), '{}');
-    for (const command of [['run', '-'], ['mcp', '--data', path.join(await tempDir('ptc-cli-'), 'data')]]) {
-      const result = await ptc([...command, '--workspace', '.', '--runtime', 'in-process'], { cwd, stdin: 'return 1;' });
-      expect(result.code).toBe(2);
-      expect(result.stderr).toContain(`the config file ${path.join(cwd, 'ptc.config.json')} is inside the workspace`);
-    }
+    const refusal = `the config file ${path.join(cwd, 'ptc.config.json')} is inside the workspace`;
+    const result = await ptc(['run', '-', '--workspace', '.', '--runtime', 'in-process'], { cwd, stdin: 'return 1;' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(refusal);
+    // ptc mcp checks before it opens anything (the same CLI path turns the error into exit 2).
+    const config = loadConfig({ cwd, env: {}, flags: { workspace: '.', data: path.join(await tempDir('ptc-cli-'), 'data') } });
+    await expect(serveMcpStdio(config)).rejects.toThrow(refusal);
   });
 
   it('a bad config is a clear error, exit 2', async () => {
