@@ -60,6 +60,9 @@ export interface ServerOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Characters of an unknown path a 404 repeats. */
+const SHOWN_PATH_CHARS = 200;
+
 export async function createServer(config: PtcConfig, options: ServerOptions = {}): Promise<PtcServer> {
   assertWorkspaceApart(config);
   if (!isLoopbackHost(config.host) && config.token === undefined && config.tenants.length === 0) {
@@ -102,9 +105,12 @@ export async function createServer(config: PtcConfig, options: ServerOptions = {
   lingerOnClose(app, { maxBytes: 4 * config.bodyLimit, timeoutMs: config.receiveTimeoutMs });
   app.setErrorHandler(sendError);
   useStrictUtf8Json(app);
-  app.setNotFoundHandler((request, reply) =>
-    sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${request.url.split('?', 1)[0]}: see /docs/json`), request, reply),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    // The path helps find a typo; a long one (up to Node's header limit) is cut, not echoed whole.
+    const shown = request.url.split('?', 1)[0];
+    const path = shown.length > SHOWN_PATH_CHARS ? `${shown.slice(0, SHOWN_PATH_CHARS)}…` : shown;
+    return sendError(new HttpError('NOT_FOUND', `no route ${request.method} ${path}: see /docs/json`), request, reply);
+  });
 
   let tracing: ServiceTracing | undefined;
   let core: PtcCore;

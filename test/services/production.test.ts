@@ -71,7 +71,10 @@ describe('bad requests', () => {
     expect(broken.status).toBe(400);
     expect((await json(broken)).code).toBe('INVALID_JSON');
     const notFound = await fetch(`${url}/v1/nope`);
-    expect(await json(notFound)).toMatchObject({ statusCode: 404, code: 'NOT_FOUND' });
+    expect(await json(notFound)).toMatchObject({ statusCode: 404, code: 'NOT_FOUND', message: 'no route GET /v1/nope: see /docs/json' });
+    // A long unknown path is named by its first 200 characters, not repeated whole.
+    const long = await json(fetch(`${url}/v1/${'x'.repeat(10_000)}`));
+    expect(long).toMatchObject({ statusCode: 404, message: `no route GET /v1/${'x'.repeat(196)}…: see /docs/json` });
   });
 });
 
