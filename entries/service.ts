@@ -21,6 +21,7 @@ export { createJsonlSessionUsage } from '../services/session-usage-jsonl.ts';
 export { loadConfig, ConfigError } from '../services/config.ts';
 export type { PtcConfig, ConfigFlags, LoadConfigOptions } from '../services/config.ts';
 export { createServer } from '../services/server.ts';
+export { useStrictUtf8Json } from '../services/utf8-json.ts';
 export type { PtcServer, ServerOptions } from '../services/server.ts';
 // The V8 optimization filters `ptc` opts into, for a host that owns its process.
 export { GUEST_FREEZE_FLAGS, keepGuestFreezeUnoptimized } from '../sandbox/guest-tiering.ts';

@@ -11,6 +11,11 @@ import type { FastifyInstance } from 'fastify';
 import { MAX_BODY_DEPTH } from './config-defaults.ts';
 import { HttpError } from './http-errors.ts';
 
+/**
+ * Puts this parser on `app` for `application/json` (replacing Fastify's): createServer does; a host
+ * that mounts ptcPlugin on its own instance may. Its refusals are HttpErrors (400 `INVALID_JSON`,
+ * `BODY_TOO_DEEP`), rendered by the plugin's error handler on its routes, by the host's elsewhere.
+ */
 export function useStrictUtf8Json(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');

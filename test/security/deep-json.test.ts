@@ -9,10 +9,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/define-tool.ts';
 import { MAX_BODY_DEPTH } from '../../services/config-defaults.ts';
-import { nestsDeeperThan } from '../../services/utf8-json.ts';
+import { nestsDeeperThan, useStrictUtf8Json } from '../../services/utf8-json.ts';
 import { readSse, startServer, type Running } from '../services/helpers.ts';
 
 /** `k` arrays, one inside the other, around `inner`. */
@@ -153,5 +154,22 @@ describe('nestsDeeperThan', () => {
   it('leaves malformed text to the parser', () => {
     expect(deeper(']]]][[', 2)).toBe(false);
     expect(deeper('["unterminated [[[[', 1)).toBe(false);
+  });
+});
+
+describe('useStrictUtf8Json on a host instance', () => {
+  it("refuses a deep body on a host's own route, as createServer does", async () => {
+    const app = Fastify();
+    useStrictUtf8Json(app);
+    app.post('/echo', async (request) => request.body);
+    try {
+      const deep = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: nest(VERY_DEEP) });
+      expect(deep.statusCode).toBe(400);
+      expect(deep.json()).toMatchObject({ message: REFUSAL.message });
+      const flat = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"a":[1,[2]]}' });
+      expect(flat.json()).toEqual({ a: [1, [2]] });
+    } finally {
+      await app.close();
+    }
   });
 });
