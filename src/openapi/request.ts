@@ -254,15 +254,26 @@ function httpCode(status: number): `HTTP_${number}` {
 }
 
 function buildUrl(plan: OperationPlan, args: JsonObject, baseUrl: string): { url: URL; shown: string } {
-  let path = plan.path;
+  const values = new Map<string, string>();
   for (const p of plan.parameters) {
     if (p.in !== 'path') continue;
     const value = args[p.key];
-    const text = value === undefined || value === null ? '' : scalarText(value);
-    // A dot segment would climb out of the operation's path to another endpoint (the URL parser folds it, encoded or not).
-    if (text === '.' || text === '..') throw new PtcError('INVALID_ARGS', `path parameter ${JSON.stringify(p.name)} cannot be ${JSON.stringify(text)}`);
-    path = path.replaceAll(`{${p.name}}`, encodeURIComponent(text));
+    values.set(`{${p.name}}`, encodeURIComponent(value === undefined || value === null ? '' : scalarText(value)));
   }
+  // Filled segment by segment: one that ends up empty or a dot segment would reach another endpoint
+  // (`/items/{id}` with an empty id is `/items/`, which servers route as `/items`; `..` climbs,
+  // encoded or not), past the include, exclude and approvals that named this one.
+  const path = plan.path
+    .split('/')
+    .map((segment) => {
+      if (!segment.includes('{')) return segment;
+      const filled = segment.replace(/\{[^}]*\}/g, (name) => values.get(name) ?? name);
+      if (filled === '' || filled === '.' || filled === '..') {
+        throw new PtcError('INVALID_ARGS', `the path parameters make the segment ${JSON.stringify(segment)} of ${plan.path} ${filled === '' ? 'empty' : JSON.stringify(filled)}, which would reach another endpoint: pass non-empty values`);
+      }
+      return filled;
+    })
+    .join('/');
   const base = baseUrl.endsWith('/') ? baseUrl.slice(0, -1) : baseUrl;
   const url = new URL(base + path);
   for (const p of plan.parameters) {

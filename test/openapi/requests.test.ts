@@ -136,10 +136,15 @@ describe('OpenAPI requests', () => {
   it('path parameters cannot climb to another endpoint; redirects are followed only within the origin', async () => {
     const registry = await registryOf({ headers: { 'X-Api-Key': 'k-123' } });
     handler = (_request, response) => json(response, 200, { item: 'x' });
-    for (const id of ['..', '.']) {
+    // Nor can an empty one: `/orders/` is routed as `/orders` by common servers, another endpoint.
+    requests.length = 0;
+    for (const id of ['..', '.', '']) {
       const result = await registry.dispatch({ name: 'shop__getOrder', arguments: { id } });
       expect(result.isError && result.error.info?.code).toBe('INVALID_ARGS');
     }
+    const empty = await registry.dispatch({ name: 'shop__getOrder', arguments: { id: '' } });
+    expect(empty.isError && empty.error.message).toContain('make the segment "{id}" of /orders/{id} empty, which would reach another endpoint');
+    expect(requests).toEqual([]);
     // An id with a slash stays one segment.
     requests.length = 0;
     await registry.dispatch({ name: 'shop__getOrder', arguments: { id: '../admin' } });
