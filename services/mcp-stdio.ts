@@ -87,9 +87,16 @@ export async function serveMcpStdio(config: PtcConfig): Promise<void> {
     return closing;
   };
   const transport = new StdioServerTransport();
+  // The SDK closes the transport itself when a message is over its read limit (10 MiB): say so, not "stdin closed".
+  let overLimit = false;
+  transport.onerror = (error) => {
+    if (!/ReadBuffer exceeded/.test(error.message)) return;
+    overLimit = true;
+    logger.error({}, 'ptc mcp: the client sent a message over the 10 MiB the MCP SDK reads at once; the session ends (send smaller programs and arguments)');
+  };
   // 'end' comes on the next tick after the last data, before the SDK has dispatched the requests in it:
   // close a turn of the event loop later, once every received call is being answered.
-  const onEnd = () => setImmediate(() => void close('stdin closed'));
+  const onEnd = () => setImmediate(() => void close(overLimit ? 'a message over the read limit' : 'stdin closed'));
   transport.onclose = onEnd;
   process.stdin.on('end', onEnd);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -120,6 +120,24 @@ describe('ptc mcp when the client closes stdin right after writing', () => {
   });
 });
 
+describe('ptc mcp when a message is over the read limit of the SDK', () => {
+  it('ends the session and says why on stderr, not "stdin closed"', async () => {
+    const child = spawn(
+      nodeBin,
+      [...CLI_NODE_FLAGS, cliPath, 'mcp', '--workspace', join(dir, 'ws4'), '--data', join(dir, 'data4'), '--runtime', 'in-process', '--log-level', 'error'],
+      { stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } },
+    );
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    child.stdin.on('error', () => undefined);
+    // 11 MiB without a newline: more than the 10 MiB the SDK buffers for one message.
+    child.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_code","arguments":{"code":"${'x'.repeat(11 * 1024 * 1024)}`);
+    expect(await exited).toBe(0);
+    expect(errors).toContain('the client sent a message over the 10 MiB the MCP SDK reads at once; the session ends');
+  });
+});
+
 describe('ptc mcp on SIGTERM while programs compute', () => {
   it('cancels them past the grace period and exits 0, not by a signal', { timeout: 60_000 }, async () => {
     const RUNS = 4;
