@@ -1,7 +1,7 @@
 /**
- * V8's tiering and the guest's freeze of the values it receives. Each run is a fresh context and a
- * run that received a big value ends with its isolate disposed, so optimized code for the freeze
- * loops serves one run and is thrown away, while its compiles compete for the cores with the run.
+ * V8's tiering and the guest's freeze of the values it receives. Each run is a fresh context, with
+ * maps of its own, so optimized code for the freeze loops serves one run and is thrown away, while
+ * its compiles compete for the cores with the run.
  *
  * V8 excludes functions from optimization by name, process-wide (`--turbo-filter`,
  * `--maglev-filter`, here with a prefix): the guest's freezes have names no other code has. The

@@ -13,7 +13,18 @@ import { encodeReply, HOST_FAILED, REPLY, RESULT, WIRE, type CallReply } from '.
 import { collectAtExit } from './exit-collection.ts';
 import { guestSource } from './guest-source.ts';
 import { DEFAULT_FILENAME, REMOVED_GLOBALS, RESERVED_GLOBALS } from './reserved-names.ts';
-import { GUEST, RECYCLE_MAX_HEAP_BYTES, RECYCLE_MAX_HEAP_SHARE, RECYCLE_PROBE_MS, SYNC_WAIT_MS } from './tuning.ts';
+import {
+  GUEST,
+  RECYCLE_MAX_HEAP_BYTES,
+  RECYCLE_MAX_HEAP_SHARE,
+  RECYCLE_PROBE_MS,
+  RECYCLE_SWEEP_BYTES,
+  RECYCLE_SWEEP_MIN_CHARS,
+  RECYCLE_SWEEP_MIN_LIMIT_MIB,
+  RECYCLE_SWEPT_MAX_PHYSICAL_BYTES,
+  RECYCLE_SWEPT_MAX_PHYSICAL_SHARE,
+  SYNC_WAIT_MS,
+} from './tuning.ts';
 
 /** A never-used context with the bootstrap evaluated, in its isolate. Use once with {@link runInIsolate}. */
 export interface PreparedIsolate {
@@ -29,6 +40,8 @@ export interface PreparedIsolate {
    * bindings no longer reach it. Returns whether no tool call of the run was still in flight.
    */
   detach(): boolean;
+  /** Characters of tool values its run was handed (see heapVerdict). */
+  receivedChars(): number;
 }
 
 /** The run an isolate's catastrophic error belongs to: the isolate outlives each run it hosts. */
@@ -92,6 +105,7 @@ export async function prepareIsolate(memoryMiB: number, offThread = false, reuse
         catastropheHandlers.set(isolate, bindings.catastrophe);
       },
       detach: () => channel.detach(),
+      receivedChars: () => channel.receivedChars,
     };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
@@ -134,13 +148,43 @@ export function discardIsolate(prepared: PreparedIsolate): void {
 }
 
 /**
+ * Whether an ended run's heap lets its isolate be kept: at once while small; after a sweep when
+ * the run received big values (the garbage of their parse fills the young generation) and the
+ * heap's pages stay under the sweep's bounds; else not.
+ */
+function heapVerdict(prepared: PreparedIsolate, heap: ivm.HeapStatistics): 'keep' | 'sweep' | false {
+  const limit = prepared.memoryMiB * 1024 * 1024;
+  if (heap.used_heap_size <= Math.min(RECYCLE_MAX_HEAP_BYTES, limit * RECYCLE_MAX_HEAP_SHARE)) return 'keep';
+  if (prepared.memoryMiB < RECYCLE_SWEEP_MIN_LIMIT_MIB || prepared.receivedChars() < RECYCLE_SWEEP_MIN_CHARS) return false;
+  return heap.total_physical_size <= Math.min(RECYCLE_SWEPT_MAX_PHYSICAL_BYTES, limit * RECYCLE_SWEPT_MAX_PHYSICAL_SHARE) && 'sweep';
+}
+
+/** Garbage in 64 KiB arrays, below V8's large-object size, so it fills the young generation. */
+const SWEEP_SOURCE = `for (let i = 0; i < ${RECYCLE_SWEEP_BYTES / 65_536}; i++) new Array(8_190);`;
+
+/**
+ * Allocates garbage in a scratch context of `isolate` until its young generation has collected,
+ * the ended run's context released: the run's values are then dead, so the collection copies
+ * almost nothing, and the next run starts with a young generation grown and empty. Without it a
+ * big value's parse in a kept isolate was interrupted by collections that copy the value.
+ */
+async function sweepYoungGeneration(isolate: ivm.Isolate): Promise<void> {
+  const scratch = await isolate.createContext();
+  try {
+    await scratch.eval(SWEEP_SOURCE);
+  } finally {
+    scratch.release();
+  }
+}
+
+/**
  * Readies the isolate of a run that ended cleanly (see RunControl.recycle) for another run: a
  * fresh context with the bootstrap, in the same isolate, which skips the isolate's constructor,
  * isolated-vm's default context and the disposal. Only if the old context can no longer run
  * anything by itself: the guest says so (`reusable`, asked as a task of its own, so after every
- * microtask of the program), and its heap is small (RECYCLE_MAX_HEAP_BYTES,
- * RECYCLE_MAX_HEAP_SHARE). The old context keeps nothing the new one can reach: its globals,
- * built-ins and host bindings are its own.
+ * microtask of the program), and its heap is small or, after a sweep, its pages are (heapVerdict).
+ * The old context keeps nothing the new one can reach: its globals, built-ins and host bindings
+ * are its own.
  * What the two share is the isolate's heap limit, its compilation cache and string table (timing
  * only), so runtimes recycle only between runs of one session. Resolves undefined, the isolate
  * disposed, when it is not reusable.
@@ -155,8 +199,7 @@ export async function recycleIsolate(prepared: PreparedIsolate, offThread: boole
         if (answer !== '1') return false;
         // Synchronous: the isolate is idle now (nothing of the context can run), and the next run of
         // the session waits for this recycle, so a second hop would lengthen its start.
-        const heap = isolate.getHeapStatisticsSync();
-        return heap.used_heap_size <= Math.min(RECYCLE_MAX_HEAP_BYTES, prepared.memoryMiB * 1024 * 1024 * RECYCLE_MAX_HEAP_SHARE);
+        return heapVerdict(prepared, isolate.getHeapStatisticsSync());
       })(),
       new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), RECYCLE_PROBE_MS))),
     ]);
@@ -166,6 +209,7 @@ export async function recycleIsolate(prepared: PreparedIsolate, offThread: boole
     prepared.context.release();
     if (!verdict || isolate.isDisposed) throw new Error('not reusable');
     catastropheHandlers.delete(isolate);
+    if (verdict === 'sweep') await sweepYoungGeneration(isolate);
     return await prepareIsolate(prepared.memoryMiB, offThread, isolate);
   } catch {
     clearTimeout(timer);

@@ -48,7 +48,8 @@ export interface IsolateReuseOptions {
    * Isolates kept for the next run of the same session, all sessions together. A run that ended
    * cleanly (its program settled, no tool call in flight, nothing scheduled for later by a
    * `FinalizationRegistry` or `Atomics.waitAsync`, heap in use under 1/16 of its limit and
-   * 8 MiB) leaves its isolate with a fresh context in it; the session's next run skips the
+   * 8 MiB, or a run handed big values whose heap stays under the sweep's bounds, see
+   * sandbox/tuning.ts) leaves its isolate with a fresh context in it; the session's next run skips the
    * isolate's constructor and disposal. Runs of different sessions never share an isolate, and
    * only runs whose caller named a session keep one: run_code called without a `sessionId`
    * (session `default`, every such caller's) always gets a fresh isolate.

@@ -50,6 +50,18 @@ export const RECYCLE_PROBE_MS = 250;
  */
 export const RECYCLE_MAX_HEAP_BYTES = 8 * 1024 * 1024;
 export const RECYCLE_MAX_HEAP_SHARE = 1 / 16;
+/**
+ * Past that bound, the isolate of a run handed at least this much value text, characters, of at
+ * least this heap limit, MiB, whose heap pages in RAM stay under these (bytes, share of its limit),
+ * is kept after a sweep (sweepYoungGeneration): memory held between a session's runs, against its
+ * next big value parsed without collections.
+ */
+export const RECYCLE_SWEEP_MIN_CHARS = 256 * 1024;
+export const RECYCLE_SWEEP_MIN_LIMIT_MIB = 128;
+export const RECYCLE_SWEPT_MAX_PHYSICAL_BYTES = 64 * 1024 * 1024;
+export const RECYCLE_SWEPT_MAX_PHYSICAL_SHARE = 1 / 2;
+/** Garbage a sweep allocates, bytes: twice the semi-space `ptc` runs with, so the young generation collects at least once. */
+export const RECYCLE_SWEEP_BYTES = 32 * 1024 * 1024;
 
 // ---- which calls cross synchronously ----
 

@@ -71,6 +71,8 @@ export class Channel {
   readonly #blockedCalls = new Map<number, string>();
   /** The tools the guest was told are slow (made on the first). */
   #toldSlow: Set<string> | undefined;
+  /** Characters of the values handed to the guest: its replies' and slices' text. */
+  #receivedChars = 0;
   /** The guest's `push` and `chunk`, once installed. */
   #push: ivm.Reference<unknown> | undefined;
   #chunk: ivm.Reference<unknown> | undefined;
@@ -92,6 +94,11 @@ export class Channel {
 
   get bindings(): Bindings | undefined {
     return this.#bindings;
+  }
+
+  /** How much text of tool values the guest was handed, characters. */
+  get receivedChars(): number {
+    return this.#receivedChars;
   }
 
   /** Cuts the guest off: no reply, push or binding reaches it any more. Returns whether no call was in flight. */
@@ -169,6 +176,7 @@ export class Channel {
     const shared = this.#shared;
     if (shared !== undefined && (text.length >= shared.capacity || text.startsWith(REPLY.sliced))) this.#markSlow(name);
     this.#outbox += replyEntry(n, text);
+    this.#receivedChars += text.length;
     if (this.#state === 'idle' || this.#state === 'detached') return;
     // The last running call answers at once (sequential programs wait for it); others gather for a turn.
     if (this.#running === 0) this.#answer();
@@ -215,6 +223,7 @@ export class Channel {
    * slices: the guest settles the call when the last has come.
    */
   #sendSlice(n: number, json: string): void {
+    this.#receivedChars += json.length;
     this.#bindings?.touch();
     try {
       this.#chunk?.applyIgnored(undefined, [n, json]);

@@ -19,7 +19,7 @@ import type { JsonValue } from '../../src/json.ts';
 
 type Tool = (args: unknown) => unknown;
 
-function runner(runtime: SandboxRuntime) {
+function runner(runtime: SandboxRuntime, memoryMiB = testLimits.memoryMiB) {
   return (code: string, sessionId: string | undefined, tools: Record<string, Tool> = {}, timeoutMs = testLimits.timeoutMs): Promise<SandboxRunOutcome> =>
     runtime.run({
       code,
@@ -29,7 +29,7 @@ function runner(runtime: SandboxRuntime) {
         const value = await (tools[name] as Tool)(JSON.parse(argsJson));
         return { ok: true, value: value as JsonValue };
       },
-      limits: { ...testLimits, timeoutMs },
+      limits: { ...testLimits, memoryMiB, timeoutMs },
       signal: new AbortController().signal,
     });
 }
@@ -175,6 +175,44 @@ describe('isolates kept for a session (in-process runtime)', () => {
     } finally {
       await codeMode.close();
     }
+  });
+});
+
+describe('isolates of 128 MiB or more, kept after a sweep past the small heap bound', () => {
+  const runtime = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 128, burstThreads: 0, sessionIsolates: 16 });
+  const run = runner(runtime, 128);
+  afterAll(() => runtime.close());
+  /** About 2 MB of JSON: its parse and the program's copy leave far more than 8 MiB in use. */
+  const rows = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `row-${i}`, tags: ['a', 'b'], note: 'x'.repeat(40) }));
+
+  it("keeps the isolate of a run that received a big value, and the next run sees nothing of it", async () => {
+    const before = reused(runtime);
+    const first = await run('globalThis.rows = await tools.rows({}); globalThis.copy = JSON.parse(JSON.stringify(rows)); return rows.length;', 'big-value', { rows: () => rows });
+    expect(resultOf(first)).toBe(20_000);
+    const second = await run('const again = await tools.rows({}); return [typeof globalThis.rows, typeof globalThis.copy, again.length, Object.isFrozen(again[0].tags)];', 'big-value', {
+      rows: () => rows,
+    });
+    expect(resultOf(second)).toEqual(['undefined', 'undefined', 20_000, true]);
+    expect(reused(runtime)).toBe(before + 1);
+  });
+
+  it('leaves a swept isolate its whole heap: a program that fits a fresh one fits it', async () => {
+    await run('globalThis.rows = await tools.rows({}); globalThis.held = new Array(2e6).fill(1.5); return held.length;', 'room', { rows: () => rows });
+    const before = reused(runtime);
+    // 80 MB of live doubles in a 128 MiB heap, the last run's values now garbage.
+    expect(resultOf(await run('const held = []; for (let i = 0; i < 10; i++) held.push(new Array(1e6).fill(i + 0.5)); return held.length;', 'room'))).toBe(10);
+    expect(reused(runtime)).toBe(before + 1);
+  });
+
+  it('disposes an isolate whose heap pages pass the sweep bound, or whose run received no big value', async () => {
+    await run('globalThis.rows = await tools.rows({}); globalThis.held = new Array(9e6).fill(1.5); return held.length;', 'heavier', { rows: () => rows });
+    let before = reused(runtime);
+    expect(resultOf(await run('return typeof globalThis.held', 'heavier'))).toBe('undefined');
+    expect(reused(runtime)).toBe(before);
+    await run('globalThis.held = new Array(2e6).fill(1.5); return held.length;', 'own-data');
+    before = reused(runtime);
+    expect(resultOf(await run('return typeof globalThis.held', 'own-data'))).toBe('undefined');
+    expect(reused(runtime)).toBe(before);
   });
 });
 
