@@ -23,7 +23,7 @@ import { DEFAULT_FILENAME } from './reserved-names.ts';
 import { SessionIsolates } from './session-isolates.ts';
 import { SlowTools } from './slow-tools.ts';
 import { stripProgram } from './strip-types.ts';
-import { BURST_MIN_UNSTARTED, SYNC_RUNS_PER_CORE } from './tuning.ts';
+import { BURST_MIN_UNSTARTED, KEPT_BUDGET_SHARE, SYNC_RUNS_PER_CORE } from './tuning.ts';
 import { resolveOptions } from './process/options.ts';
 import { Supervisor } from './process/supervisor.ts';
 import { WaitQueue } from './wait-queue.ts';
@@ -83,17 +83,18 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): I
   const poolMemoryMiB = options.warmPoolMemoryMiB ?? DEFAULT_POOL.warmPoolMemoryMiB;
   const offThread = options.prepareOffThread ?? true;
   const pool = createWarmPool(options.warmPoolSize ?? DEFAULT_POOL.warmPoolSize, poolMemoryMiB, offThread);
-  const keptLimit = Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_POOL.sessionIsolates));
-  const kept = new SessionIsolates({
-    limit: keptLimit,
-    idleMs: options.sessionIsolateIdleMs ?? DEFAULT_POOL.sessionIsolateIdleMs,
-    offThread,
-  });
   const slowTools = new SlowTools();
   // Read once: each call asks the kernel for the process's CPU affinity.
   const cores = availableParallelism();
   const admission = resolveAdmission(options, cores);
   const budget = new MemoryBudget(admission.memoryBudgetMiB * MiB, admission.runReserveMiB * MiB);
+  const keptLimit = Math.max(0, Math.floor(options.sessionIsolates ?? DEFAULT_POOL.sessionIsolates));
+  const kept = new SessionIsolates({
+    limit: keptLimit,
+    maxBytes: budget.limitBytes * KEPT_BUDGET_SHARE,
+    idleMs: options.sessionIsolateIdleMs ?? DEFAULT_POOL.sessionIsolateIdleMs,
+    offThread,
+  });
   const queue = new WaitQueue<true>({
     limit: admission.queueLimit,
     timeoutMs: admission.queueTimeoutMs,

@@ -49,7 +49,8 @@ export interface IsolateReuseOptions {
    * cleanly (its program settled, no tool call in flight, nothing scheduled for later by a
    * `FinalizationRegistry` or `Atomics.waitAsync`, heap in use under 1/16 of its limit and
    * 8 MiB, or a run handed big values whose heap stays under the sweep's bounds, see
-   * sandbox/tuning.ts) leaves its isolate with a fresh context in it; the session's next run skips the
+   * sandbox/tuning.ts) leaves its isolate with a fresh context in it (the kept isolates hold at
+   * most a quarter of the memory budget together); the session's next run skips the
    * isolate's constructor and disposal. Runs of different sessions never share an isolate, and
    * only runs whose caller named a session keep one: run_code called without a `sessionId`
    * (session `default`, every such caller's) always gets a fresh isolate.

@@ -8,8 +8,9 @@
  * cache and string table), nothing they can reach.
  *
  * Bounded: at most `limit` isolates wait here (and at most `limit` are being
- * recycled), the least recently kept goes first, and each is disposed after
- * `idleMs` unused. `clear` gives their
+ * recycled), holding at most `maxBytes` of heap pages in RAM together (an
+ * isolate kept after a big run holds tens of MiB), the least recently kept
+ * goes first, and each is disposed after `idleMs` unused. `clear` gives their
  * memory back at once (the runtime calls it when its memory budget is short).
  */
 import { discardIsolate, recycleIsolate, type PreparedIsolate } from './isolate-run.ts';
@@ -17,6 +18,8 @@ import { discardIsolate, recycleIsolate, type PreparedIsolate } from './isolate-
 export interface SessionIsolatesOptions {
   /** Isolates kept at most, all sessions together; 0 keeps none. */
   limit: number;
+  /** Heap pages in RAM the kept isolates may hold together, bytes (isolated-vm's `total_physical_size`). */
+  maxBytes: number;
   /** How long an isolate is kept unused, ms. */
   idleMs: number;
   /** How the fresh context is set up, see prepareIsolate. */
@@ -27,6 +30,8 @@ interface Kept {
   readonly sessionId: string;
   readonly prepared: PreparedIsolate;
   readonly since: number;
+  /** Its heap pages in RAM when kept. */
+  readonly bytes: number;
 }
 
 /** An isolate being recycled; a run of its session may claim it before it is ready. */
@@ -41,6 +46,8 @@ export class SessionIsolates {
   readonly #kept = new Set<Kept>();
   readonly #bySession = new Map<string, Kept[]>();
   readonly #recycling = new Map<string, Recycling[]>();
+  /** What the kept isolates' `bytes` add up to. */
+  #bytes = 0;
   #sweeper: NodeJS.Timeout | undefined;
   #closed = false;
   /** Recycles and disposals under way: closing waits for them (a process leaving under a live isolate aborts). */
@@ -111,12 +118,14 @@ export class SessionIsolates {
       if (recycling.claim !== undefined) return recycling.claim(fresh);
       if (fresh === undefined) return;
       if (this.#closed) return discardIsolate(fresh);
-      const kept: Kept = { sessionId, prepared: fresh, since: performance.now() };
+      // Synchronous: the isolate is idle, just prepared.
+      const kept: Kept = { sessionId, prepared: fresh, since: performance.now(), bytes: fresh.isolate.getHeapStatisticsSync().total_physical_size }
       this.#kept.add(kept);
+      this.#bytes += kept.bytes;
       const kin = this.#bySession.get(sessionId);
       if (kin === undefined) this.#bySession.set(sessionId, [kept]);
       else kin.push(kept);
-      while (this.#kept.size > this.#options.limit) this.#drop(this.#kept.values().next().value as Kept);
+      while (this.#kept.size > this.#options.limit || this.#bytes > this.#options.maxBytes) this.#drop(this.#kept.values().next().value as Kept);
       this.#sweeper ??= setInterval(() => this.#sweep(), Math.max(10, this.#options.idleMs / 2)).unref();
     });
     return this.#track(done);
@@ -164,7 +173,7 @@ export class SessionIsolates {
   }
 
   #forget(kept: Kept, list: Kept[] | undefined): void {
-    this.#kept.delete(kept);
+    if (this.#kept.delete(kept)) this.#bytes -= kept.bytes;
     if (list !== undefined && list.length === 0) this.#bySession.delete(kept.sessionId);
     if (this.#kept.size === 0 && this.#sweeper !== undefined) {
       clearInterval(this.#sweeper);

@@ -62,6 +62,8 @@ export const RECYCLE_SWEPT_MAX_PHYSICAL_BYTES = 64 * 1024 * 1024;
 export const RECYCLE_SWEPT_MAX_PHYSICAL_SHARE = 1 / 2;
 /** Garbage a sweep allocates, bytes: twice the semi-space `ptc` runs with, so the young generation collects at least once. */
 export const RECYCLE_SWEEP_BYTES = 32 * 1024 * 1024;
+/** Share of a runtime's memory budget its kept isolates may hold besides the runs: more serves more sessions, less leaves the machine more room. */
+export const KEPT_BUDGET_SHARE = 1 / 4;
 
 // ---- which calls cross synchronously ----
 

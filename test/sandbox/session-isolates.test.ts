@@ -204,6 +204,21 @@ describe('isolates of 128 MiB or more, kept after a sweep past the small heap bo
     expect(reused(runtime)).toBe(before + 1);
   });
 
+  it("keeps none past a quarter of the runtime's memory budget", async () => {
+    const small = createInProcessRuntime({ warmPoolSize: 1, warmPoolMemoryMiB: 128, burstThreads: 0, sessionIsolates: 16, memoryBudgetMiB: 16 });
+    try {
+      const runSmall = runner(small, 128);
+      const program = 'globalThis.rows = await tools.rows({}); globalThis.copy = JSON.parse(JSON.stringify(rows)); return rows.length;';
+      expect(resultOf(await runSmall(program, 'tight', { rows: () => rows }))).toBe(20_000);
+      // Recycled and offered to the kept isolates (a run arriving meanwhile would take it straight away).
+      await small.ready();
+      expect(resultOf(await runSmall('return 1', 'tight'))).toBe(1);
+      expect(reused(small)).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('disposes an isolate whose heap pages pass the sweep bound, or whose run received no big value', async () => {
     await run('globalThis.rows = await tools.rows({}); globalThis.held = new Array(9e6).fill(1.5); return held.length;', 'heavier', { rows: () => rows });
     let before = reused(runtime);
@@ -249,7 +264,7 @@ describe('SessionIsolates', () => {
   }
 
   it('keeps at most `limit` isolates, dropping the least recently kept', async () => {
-    const store = new SessionIsolates({ limit: 2, idleMs: 60_000, offThread: false });
+    const store = new SessionIsolates({ limit: 2, maxBytes: Infinity, idleMs: 60_000, offThread: false });
     try {
       for (const session of ['a', 'b', 'c']) await store.offer(session, await ended());
       expect(store.size).toBe(2);
@@ -264,8 +279,26 @@ describe('SessionIsolates', () => {
     }
   });
 
+  it('keeps isolates while their heap pages fit `maxBytes`, dropping the least recently kept', async () => {
+    const probe = await ended();
+    const oneIsolate = probe.isolate.getHeapStatisticsSync().total_physical_size;
+    probe.isolate.dispose();
+    // Room for one isolate, not two (a recycled one holds about what a fresh one does).
+    const store = new SessionIsolates({ limit: 16, maxBytes: oneIsolate * 1.5, idleMs: 60_000, offThread: false });
+    try {
+      for (const session of ['a', 'b']) await store.offer(session, await ended());
+      expect(store.size).toBe(1);
+      expect(await store.take('a', testLimits.memoryMiB)).toBeUndefined();
+      const kept = await store.take('b', testLimits.memoryMiB);
+      expect(kept?.isolate.isDisposed).toBe(false);
+      kept?.isolate.dispose();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('disposes an offered isolate at once while `limit` recycles are under way', async () => {
-    const store = new SessionIsolates({ limit: 1, idleMs: 60_000, offThread: false });
+    const store = new SessionIsolates({ limit: 1, maxBytes: Infinity, idleMs: 60_000, offThread: false });
     try {
       const [first, second] = [await ended(), await ended()];
       const recycling = store.offer('a', first);
@@ -280,7 +313,7 @@ describe('SessionIsolates', () => {
   });
 
   it('settles once the recycles under way are done: the isolates are kept by then', async () => {
-    const store = new SessionIsolates({ limit: 4, idleMs: 60_000, offThread: true });
+    const store = new SessionIsolates({ limit: 4, maxBytes: Infinity, idleMs: 60_000, offThread: true });
     try {
       const [first, second] = [await ended(), await ended()];
       void store.offer('a', first);
@@ -294,7 +327,7 @@ describe('SessionIsolates', () => {
   });
 
   it('hands a run the isolate its session is still recycling', async () => {
-    const store = new SessionIsolates({ limit: 4, idleMs: 60_000, offThread: true });
+    const store = new SessionIsolates({ limit: 4, maxBytes: Infinity, idleMs: 60_000, offThread: true });
     try {
       const offered = store.offer('s', await ended());
       const taken = await store.take('s', testLimits.memoryMiB);
@@ -308,7 +341,7 @@ describe('SessionIsolates', () => {
   });
 
   it('disposes isolates left unused for idleMs, and all of them on clear', async () => {
-    const store = new SessionIsolates({ limit: 4, idleMs: 20, offThread: false });
+    const store = new SessionIsolates({ limit: 4, maxBytes: Infinity, idleMs: 20, offThread: false });
     const first = await ended();
     await store.offer('idle', first);
     await vi.waitFor(() => expect(store.size).toBe(0));
