@@ -26,12 +26,6 @@ function typingsBudgetOption(): Option {
 
 /** Signals closer together than this are one (see `serve`), ms. */
 const DUPLICATE_SIGNAL_MS = 1_000;
-/**
- * How long past `shutdownGraceMs` a shutdown may take before the server exits anyway with 1, naming
- * the step that did not finish: a dependency that stopped answering (a paused database, say) must
- * not keep a stopped replica alive until its orchestrator kills it.
- */
-const SHUTDOWN_MARGIN_MS = 10_000;
 
 /** The config file's enums: the flags accept exactly what the file does. */
 const choices = configFileSchema.shape;
@@ -160,10 +154,12 @@ async function serve(config: PtcConfig): Promise<void> {
     }
     firstSignalAt = performance.now();
     server.app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing in-flight runs');
+    // A dependency that stopped answering (a paused database, say) must not keep a stopped replica
+    // alive until its orchestrator kills it.
     setTimeout(() => {
-      server.app.log.error({ step: server.closingStep() }, `shutdown did not finish within shutdownGraceMs + ${SHUTDOWN_MARGIN_MS} ms: exiting`);
+      server.app.log.error({ step: server.closingStep() }, `shutdown did not finish within shutdownGraceMs + shutdownMarginMs (${config.shutdownMarginMs} ms): exiting`);
       process.exit(1);
-    }, config.shutdownGraceMs + SHUTDOWN_MARGIN_MS).unref();
+    }, config.shutdownGraceMs + config.shutdownMarginMs).unref();
     // Not process.exit: in-process isolates may still be unwinding (sandbox/leave-process.ts).
     server.close().then(
       () => leaveProcess(0),

@@ -19,6 +19,7 @@ export const DEFAULTS = {
   maxConcurrentRunsPerClient: 32,
   maxMcpSessionsPerTenant: 256,
   shutdownGraceMs: 10_000,
+  shutdownMarginMs: 10_000,
   receiveTimeoutMs: 30_000,
   maxConnections: 1024,
   maxConnectionsPerClient: 128,

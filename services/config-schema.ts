@@ -270,6 +270,15 @@ export const configFileSchema = group('ptc.config.json: the configuration of the
     ),
   ),
   shutdownGraceMs: z.int().min(0).describe(stateDefault('On SIGTERM/SIGINT, in-flight runs get this long to finish before they are cancelled, ms. {default}.', DEFAULTS.shutdownGraceMs)),
+  shutdownMarginMs: z
+    .int()
+    .min(0)
+    .describe(
+      stateDefault(
+        '`ptc serve`: how long past `shutdownGraceMs` a shutdown may take (a dependency that stopped answering, such as a paused database) before the server exits anyway with 1, naming the step it was in, ms. {default}.',
+        DEFAULTS.shutdownMarginMs,
+      ),
+    ),
   logLevel: logLevelSchema.describe(stateDefault('{default}. Code, arguments and values are never logged at info.', DEFAULTS.logLevel)),
   // Checked in depth by validateMcpServersConfig (src/mcp/config.ts), which names every problem.
   mcpServers: z
@@ -348,6 +357,7 @@ type Defaulted =
   | 'maxConcurrentRunsPerClient'
   | 'maxMcpSessionsPerTenant'
   | 'shutdownGraceMs'
+  | 'shutdownMarginMs'
   | 'logLevel'
   | 'typingsBudget'
   | 'databasePoolSize'

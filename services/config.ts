@@ -118,6 +118,7 @@ export function loadConfig(options: LoadConfigOptions = {}): PtcConfig {
     maxConcurrentRunsPerClient: file.maxConcurrentRunsPerClient ?? DEFAULTS.maxConcurrentRunsPerClient,
     maxMcpSessionsPerTenant: file.maxMcpSessionsPerTenant ?? DEFAULTS.maxMcpSessionsPerTenant,
     shutdownGraceMs: file.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs,
+    shutdownMarginMs: file.shutdownMarginMs ?? DEFAULTS.shutdownMarginMs,
     logLevel: oneOf('log level', pick('logLevel'), choices.logLevel.unwrap().options, problems) ?? file.logLevel ?? DEFAULTS.logLevel,
     mcpServers: {},
     typingsBudget: typingsBudget === undefined ? (file.typingsBudget ?? DEFAULTS.typingsBudget) : parseBudget(typingsBudget, problems),

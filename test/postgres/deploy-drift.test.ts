@@ -68,9 +68,10 @@ describe('deploy/kubernetes', async () => {
   const container = pod.containers[0];
   const env = Object.fromEntries(container.env.map((e) => [e.name, e]));
 
-  it('runs at least two replicas, with a grace period above shutdownGraceMs', () => {
+  it('runs at least two replicas, with a grace period above shutdownGraceMs and shutdownMarginMs', () => {
     expect(spec.replicas).toBeGreaterThanOrEqual(2);
-    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(DEFAULTS.shutdownGraceMs);
+    // A replica stuck past both exits by itself, naming the step, before the kubelet's SIGKILL.
+    expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(DEFAULTS.shutdownGraceMs + DEFAULTS.shutdownMarginMs);
   });
 
   it('listens on the port the code and the image use, and probes routes the service has', async () => {
@@ -152,7 +153,7 @@ describe('deploy/compose.yaml', async () => {
   const text = await readFile(path.join(deploy, 'compose.yaml'), 'utf8');
   const doc = parseAllDocuments(text)[0];
   const compose = doc.toJS({ maxAliasCount: 100 }) as {
-    services: Record<string, { image?: string; build?: string; user?: string; read_only?: boolean; environment?: Record<string, string>; volumes?: string[] }>;
+    services: Record<string, { image?: string; build?: string; user?: string; read_only?: boolean; stop_grace_period?: string; environment?: Record<string, string>; volumes?: string[] }>;
   };
   const replicas = Object.entries(compose.services).filter(([, s]) => s.environment?.PTC_DATABASE_URL !== undefined);
 
@@ -164,6 +165,8 @@ describe('deploy/compose.yaml', async () => {
       expect(service.read_only).toBe(true);
       expect(service.environment!.PTC_PORT).toBe(String(DEFAULTS.port));
       expect(service.environment!.PTC_DATABASE_URL).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//);
+      // A replica stuck past its shutdown grace and margin exits by itself before Docker's SIGKILL.
+      expect(Number(/^(\d+)s$/.exec(service.stop_grace_period ?? '')?.[1]) * 1000).toBeGreaterThan(DEFAULTS.shutdownGraceMs + DEFAULTS.shutdownMarginMs);
     }
     for (const name of envNamesIn(text)) expect(ENV_NAMES, name).toContain(name);
   });

@@ -40,6 +40,7 @@ const REAL: Record<string, number | string> = {
   maxConcurrentRunsPerClient: DEFAULTS.maxConcurrentRunsPerClient,
   maxMcpSessionsPerTenant: DEFAULTS.maxMcpSessionsPerTenant,
   shutdownGraceMs: DEFAULTS.shutdownGraceMs,
+  shutdownMarginMs: DEFAULTS.shutdownMarginMs,
   'rateLimit.max': DEFAULTS.rateLimit.max,
   typingsBudget: DEFAULTS.typingsBudget,
   databasePoolSize: DEFAULTS.databasePoolSize,
