@@ -305,6 +305,7 @@ export function createInProcessRuntime(options: InProcessRuntimeOptions = {}): I
         saturated,
         ...(saturated ? { saturatedBy: activeRuns >= maxActive ? ('compute' as const) : ('memory' as const) } : {}),
         isolatesReused: kept.reused,
+        keptIsolateBytes: kept.bytes,
       };
     },
     async close() {

@@ -63,6 +63,11 @@ export class SessionIsolates {
     return this.#kept.size;
   }
 
+  /** The kept isolates' heap pages in RAM when each was kept, bytes. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /**
    * A kept isolate of `sessionId` with a fresh context and `memoryMiB` heap, if there is one, or
    * one of its runs that just ended, once recycled (a millisecond or so, less than a new isolate

@@ -102,6 +102,7 @@ export function createMetrics(options: MetricsOptions = {}): PtcMetrics {
     gauge('ptc_pool_memory_budget_bytes', 'Memory the sandbox runs may hold together, bytes.', 'memoryBudgetBytes');
     gauge('ptc_pool_memory_used_bytes', 'Sandbox memory budget in use: per run its reservation or measured isolate size, whichever is larger.', 'memoryUsedBytes');
     total('ptc_pool_isolates_reused_total', 'Runs that took an isolate an earlier run of their session had used, in a fresh context, since start.', 'isolatesReused');
+    gauge('ptc_pool_kept_isolate_bytes', "Heap pages in RAM of the isolates kept for sessions' next runs, bytes (at most a quarter of the memory budget, beside it).", 'keptIsolateBytes');
     gauge('ptc_pool_saturated', '1 while a new run would wait for a compute slot or memory headroom (also /readyz 503), else 0.', 'saturated');
     new Gauge({
       name: 'ptc_pool_saturated_by',

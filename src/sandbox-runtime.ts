@@ -163,6 +163,8 @@ export interface SandboxPoolStatus {
   saturatedBy?: 'compute' | 'memory';
   /** Runs since start that took an isolate an earlier run of their session had used (in a fresh context). */
   isolatesReused?: number;
+  /** Heap pages in RAM of the isolates kept for sessions' next runs, bytes: memory held beside the runs' budget. */
+  keptIsolateBytes?: number;
 }
 
 export interface SandboxRuntime {

@@ -182,7 +182,7 @@ function abortRun(runId: number): void {
 function budgetReport(): ChildBudgetReport | undefined {
   const status = runtime?.status();
   if (status?.memoryUsedBytes === undefined) return undefined;
-  return { usedBytes: status.memoryUsedBytes, runs: status.busy, stopped: status.memoryStopped ?? 0, reused: status.isolatesReused ?? 0 };
+  return { usedBytes: status.memoryUsedBytes, runs: status.busy, stopped: status.memoryStopped ?? 0, reused: status.isolatesReused ?? 0, keptBytes: status.keptIsolateBytes ?? 0 };
 }
 
 function crashed(message: string): SandboxRunOutcome {

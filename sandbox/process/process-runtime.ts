@@ -118,6 +118,7 @@ export function createChildPoolRuntime(resolved: ResolvedProcessRuntimeOptions):
         saturated,
         ...(saturated ? { saturatedBy: supervisor.shortage === 'compute' ? ('compute' as const) : ('memory' as const) } : {}),
         isolatesReused: supervisor.isolatesReused,
+        keptIsolateBytes: supervisor.keptIsolateBytes,
       };
     },
 

@@ -23,6 +23,8 @@ export interface ChildBudgetReport {
   stopped: number;
   /** Runs that reused an isolate of their session (SandboxPoolStatus.isolatesReused). */
   reused: number;
+  /** The isolates it keeps for sessions, bytes (SandboxPoolStatus.keptIsolateBytes). */
+  keptBytes: number;
 }
 
 /**

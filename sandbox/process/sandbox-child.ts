@@ -42,8 +42,8 @@ let nextRunId = 1;
 // The child hosts hostile programs: its figures are used only when they are plain numbers.
 function isReport(value: unknown): value is ChildBudgetReport {
   if (typeof value !== 'object' || value === null) return false;
-  const { usedBytes, runs, stopped, reused } = value as Record<string, unknown>;
-  return [usedBytes, runs, stopped, reused].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
+  const { usedBytes, runs, stopped, reused, keptBytes } = value as Record<string, unknown>;
+  return [usedBytes, runs, stopped, reused, keptBytes].every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0);
 }
 // The host disposed the isolate, but a builtin looping in C++ (such as
 // `new Array(2e8).fill(0)`) may keep running on its thread, burning CPU and
@@ -76,7 +76,7 @@ export class SandboxChild {
   #runsServed = 0;
   #startupError = '';
   /** The child's last budget report (its runs' measured growth reaches the parent with each heartbeat). */
-  #report: ChildBudgetReport = { usedBytes: 0, runs: 0, stopped: 0, reused: 0 };
+  #report: ChildBudgetReport = { usedBytes: 0, runs: 0, stopped: 0, reused: 0, keptBytes: 0 };
   readonly #budgetBytes: number;
   readonly #reserveBytes: number;
   readonly exited: Promise<void>;
@@ -151,6 +151,11 @@ export class SandboxChild {
   get memoryStopped(): number {
     return this.#report.stopped;
   }
+  /** The isolates this child keeps for sessions, bytes, as last reported. */
+  get keptIsolateBytes(): number {
+    return this.#report.keptBytes;
+  }
+
   /** Runs of this child that reused an isolate of their session, as last reported. */
   get isolatesReused(): number {
     return this.#report.reused;

@@ -98,6 +98,13 @@ export class Supervisor {
     return total;
   }
 
+  /** What the live children keep for sessions, bytes (a child that exits gives its isolates back). */
+  get keptIsolateBytes(): number {
+    let total = 0;
+    for (const child of this.#live) total += child.keptIsolateBytes;
+    return total;
+  }
+
   get isolatesReused(): number {
     let total = this.#pastIsolatesReused;
     for (const child of this.#live) total += child.isolatesReused;

@@ -2,7 +2,7 @@
  * The process runtime keeps isolates for sessions too (by default): each
  * child's runtime keeps them (sessionIsolates), and a session's run goes to the child that
  * ran its last one while that child has spare CPU, even when another child
- * is less charged. The children report reuse with their heartbeats.
+ * is less charged. The children report reuse, and the memory their kept isolates hold, with their heartbeats.
  */
 import { afterEach, expect, it } from 'vitest';
 import type { ProcessRuntime } from '../../sandbox/process/process-runtime.ts';
@@ -40,6 +40,8 @@ it("sends a session's run to the child that keeps its isolate, past a less charg
   gate.resolve();
   expect(await blocker).toMatchObject({ ok: true });
   await expect.poll(() => runtime?.status().isolatesReused, { timeout: 10_000 }).toBe(1);
+  // Each child reports the isolates it keeps (both sessions' ended runs left theirs).
+  await expect.poll(() => runtime?.status().keptIsolateBytes ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
 });
 
 it("hands sessionIsolates and sessionIsolateIdleMs to the children's runtimes", async () => {

@@ -189,6 +189,9 @@ describe('isolates of 128 MiB or more, kept after a sweep past the small heap bo
     const before = reused(runtime);
     const first = await run('globalThis.rows = await tools.rows({}); globalThis.copy = JSON.parse(JSON.stringify(rows)); return rows.length;', 'big-value', { rows: () => rows });
     expect(resultOf(first)).toBe(20_000);
+    // Kept (not claimed by a run waiting for it): its pages count in the status.
+    await runtime.ready();
+    expect(runtime.status().keptIsolateBytes).toBeGreaterThan(0);
     const second = await run('const again = await tools.rows({}); return [typeof globalThis.rows, typeof globalThis.copy, again.length, Object.isFrozen(again[0].tags)];', 'big-value', {
       rows: () => rows,
     });
@@ -212,6 +215,7 @@ describe('isolates of 128 MiB or more, kept after a sweep past the small heap bo
       expect(resultOf(await runSmall(program, 'tight', { rows: () => rows }))).toBe(20_000);
       // Recycled and offered to the kept isolates (a run arriving meanwhile would take it straight away).
       await small.ready();
+      expect(small.status().keptIsolateBytes).toBe(0);
       expect(resultOf(await runSmall('return 1', 'tight'))).toBe(1);
       expect(reused(small)).toBe(0);
     } finally {

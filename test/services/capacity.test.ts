@@ -71,7 +71,11 @@ describe('kept isolates', () => {
       try {
         expect(config.pool.sessionIsolates).toBe(sessionIsolates);
         for (const n of [1, 2]) expect(await json(post(`${url}/v1/run`, { code: `return ${n}`, sessionId: 'kept' }))).toMatchObject({ value: { result: n } });
-        expect(sample(await (await fetch(`${url}/metrics`)).text(), 'ptc_pool_isolates_reused_total')).toBe(expected);
+        const metrics = async () => (await fetch(`${url}/metrics`)).text();
+        expect(sample(await metrics(), 'ptc_pool_isolates_reused_total')).toBe(expected);
+        // The second run's isolate is kept in turn (once recycled, and reported), or nothing is.
+        if (expected === 1) await expect.poll(async () => sample(await metrics(), 'ptc_pool_kept_isolate_bytes'), { timeout: 10_000 }).toBeGreaterThan(0);
+        else expect(sample(await metrics(), 'ptc_pool_kept_isolate_bytes')).toBe(0);
       } finally {
         await server.close();
       }
