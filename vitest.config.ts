@@ -58,6 +58,8 @@ export default defineConfig({
             // These pick their runtimes themselves (both, where it matters) or test a part that runs no
             // program; the second pass would run them again unchanged.
             'test/code-mode/create-code-mode.test.ts',
+            // The type check runs on the host before any sandbox: the second pass would repeat the checker's work.
+            'test/code-mode/typecheck.test.ts',
             'test/sandbox/memory-budget.test.ts',
             'test/sandbox/child-exit.test.ts',
             'test/sandbox/sync-crossing.test.ts',
