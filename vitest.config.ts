@@ -2,6 +2,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { ISOLATE_HOST_FLAGS } from './sandbox/host-flags.ts';
+import LongestFirst from './test/sequencer.ts';
 
 // The suite starts many Node processes (sandbox children, the CLI, MCP servers, probes) that
 // each compile the same TypeScript and dependencies; with Node's compile cache, set before the
@@ -28,6 +29,8 @@ export default defineConfig({
   test: {
     ...shared,
     globalSetup: ['test/temp-root.ts', 'test/warm-compile-cache.ts'],
+    // Without durations from an earlier run (a fresh clone), the longest files start first.
+    sequence: { sequencer: LongestFirst },
     // CI also writes a machine-readable summary; .ci/run prints its closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-results.json' }]] : ['default'],
     // One conformance suite, every runtime: test/code-mode and test/sandbox run a
