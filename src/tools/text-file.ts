@@ -124,13 +124,20 @@ export async function assertDiskRoom(root: string, display: string, bytes: numbe
   } catch {
     return;
   }
-  const free = disk.bavail * disk.bsize;
-  if (free - bytes < minFreeMiB * 1024 * 1024 || (disk.files > 0 && disk.ffree < Math.min(MIN_FREE_INODES, disk.files / 100))) {
+  const shortage = diskShortage(disk, bytes, minFreeMiB);
+  if (shortage !== undefined) {
     throw new WorkspaceError(
       'no-space',
-      `writing "${display}" (${bytes} bytes) would leave the workspace's disk with less free space than the ${minFreeMiB} MiB it keeps: the disk is nearly full; write less, or have the workspace's operator free space`,
+      `writing "${display}" (${bytes} bytes) would leave the workspace's disk with ${shortage}: the disk is nearly full; write less, or have the workspace's operator free space`,
     );
   }
+}
+
+/** What a change of `bytes` would leave the disk short of, worded for the error; undefined when it fits. */
+export function diskShortage(disk: Pick<StatsFs, 'bavail' | 'bsize' | 'files' | 'ffree'>, bytes: number, minFreeMiB: number): string | undefined {
+  if (disk.bavail * disk.bsize - bytes < minFreeMiB * 1024 * 1024) return `less free space than the ${minFreeMiB} MiB it keeps`;
+  if (disk.files > 0 && disk.ffree < Math.min(MIN_FREE_INODES, disk.files / 100)) return `almost no free inodes (${disk.ffree} left; each new file or folder takes one)`;
+  return undefined;
 }
 
 /** Number of lines as read counts them: a final newline does not start a new line. */

@@ -1,6 +1,7 @@
 import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { diskShortage } from '../../src/tools/text-file.ts';
 import { createHarness, type Harness } from './helpers.ts';
 
 let h: Harness;
@@ -52,6 +53,18 @@ describe('write', () => {
     } finally {
       await off.dispose();
     }
+  });
+
+  it('names what a nearly full disk lacks: free space, or free inodes (a disk that cannot be filled here, as figures)', () => {
+    const MiB = 1024 * 1024;
+    const disk = { bsize: 4096, bavail: (512 * MiB) / 4096, files: 1_000_000, ffree: 500_000 };
+    expect(diskShortage(disk, 1024, 256)).toBeUndefined();
+    expect(diskShortage(disk, 300 * MiB, 256)).toBe('less free space than the 256 MiB it keeps');
+    expect(diskShortage({ ...disk, ffree: 9_999 }, 1024, 256)).toBe('almost no free inodes (9999 left; each new file or folder takes one)');
+    // A small filesystem keeps 1 % of its inodes; one that does not count them is never short of them.
+    expect(diskShortage({ ...disk, files: 100_000, ffree: 1_500 }, 1024, 256)).toBeUndefined();
+    expect(diskShortage({ ...disk, files: 100_000, ffree: 999 }, 1024, 256)).toMatch(/inodes/);
+    expect(diskShortage({ ...disk, files: 0, ffree: 0 }, 1024, 256)).toBeUndefined();
   });
 
   it('refuses an absolute path even inside the workspace (the same answer as outside: no oracle)', async () => {
